@@ -1,0 +1,15 @@
+import Foundation
+
+// MARK: - Parsable
+
+extension Data: Parsable {
+    /// The body's bytes as they came, empty when there was no body, for any 2xx status.
+    ///
+    /// - Parameters:
+    ///   - response: The response to read.
+    ///   - errorParser: The object that turns an error body into an error, or `nil`.
+    /// - Returns: The body, or the error for a status outside 2xx.
+    public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
+        Parsing.requireSuccess(response, errorParser: errorParser).map { $0.data ?? Data() }
+    }
+}

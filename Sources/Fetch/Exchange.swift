@@ -1,0 +1,84 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one path from a ``Request`` to a parsed result, shared by ``Session`` and the doubles in FetchTesting so that
+/// a test double answers exactly as the network would.
+package enum Exchange {
+    /// Builds the `URLRequest` to send, applying `defaultTimeout` when the request sets no ``Request/timeout``.
+    ///
+    /// Errors thrown by ``Request/makeURLRequest()`` arrive as ``FetchError``s: an `EncodingError` becomes
+    /// ``FetchError/encoding(_:)``; a ``FetchError`` or an error of the app's own passes through unchanged.
+    package static func makeURLRequest(
+        for request: any Request,
+        defaultTimeout: TimeInterval?
+    ) -> Result<URLRequest, any Error> {
+        do {
+            var urlRequest = try request.makeURLRequest()
+            if request.timeout == nil, let defaultTimeout {
+                urlRequest.timeoutInterval = defaultTimeout
+            }
+            return .success(urlRequest)
+        } catch let error as EncodingError {
+            return .failure(FetchError.encoding(error))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Turns what a transport returned for `request` into a value of `T`, or the error to deliver.
+    package static func result<T: Parsable>(
+        for request: any Request,
+        data: Data?,
+        urlResponse: URLResponse?,
+        error: (any Error)?,
+        errorParser: (any ErrorParsing)?
+    ) -> Result<T, any Error> {
+        response(for: request, data: data, urlResponse: urlResponse, error: error).flatMap { response in
+            T.parse(response: response, errorParser: errorParser)
+        }
+    }
+
+    /// The ``Response`` a transport's answer makes, or the transport's failure as a ``FetchError``.
+    package static func response(
+        for request: any Request,
+        data: Data?,
+        urlResponse: URLResponse?,
+        error: (any Error)?
+    ) -> Result<Response, any Error> {
+        if let error {
+            return .failure(transportError(error))
+        }
+        guard let httpResponse = urlResponse as? HTTPURLResponse else {
+            return .failure(FetchError.notHTTPResponse)
+        }
+        var headers: [String: String] = [:]
+        headers.reserveCapacity(httpResponse.allHeaderFields.count)
+        for case (let name as String, let value) in httpResponse.allHeaderFields {
+            headers[name] = value as? String ?? String(describing: value)
+        }
+        let response = Response(
+            status: httpResponse.statusCode,
+            headers: headers,
+            data: data,
+            originalRequest: request,
+            url: httpResponse.url
+        )
+        return .success(response)
+    }
+
+    /// The error to deliver for a transport failure: ``FetchError/timedOut`` and ``FetchError/cancelled`` for those
+    /// `URLError` codes, ``FetchError/transport(_:)`` for other `URLError`s, any other error unchanged.
+    package static func transportError(_ error: any Error) -> any Error {
+        guard let urlError = error as? URLError else {
+            return error
+        }
+        switch urlError.code {
+        case .timedOut: return FetchError.timedOut
+        case .cancelled: return FetchError.cancelled
+        default: return FetchError.transport(urlError)
+        }
+    }
+}

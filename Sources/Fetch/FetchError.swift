@@ -1,0 +1,179 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The failures of Fetch itself, from building a request to decoding its response.
+///
+/// Errors that an ``ErrorParsing`` object reads from an error body are delivered as they are, not wrapped in
+/// `FetchError`. Every case describes itself in one line a person can act on:
+///
+/// ```text
+/// GET http://127.0.0.1:8080/users/7 → 404 Not Found: {"error":true,"reason":"no such user"}
+/// ```
+public enum FetchError: Error, Sendable {
+    /// The request could not be built, for example because its URL is not absolute or a header value contains a
+    /// line break. The string says which request and why.
+    case invalidRequest(String)
+
+    /// The request's body could not be encoded. The associated value is the encoder's error.
+    case encoding(any Error)
+
+    /// The request did not get a response because of a network-level failure: the host could not be found, the
+    /// connection was refused or lost, TLS failed, and so on.
+    case transport(URLError)
+
+    /// The server did not answer within the request's timeout.
+    case timedOut
+
+    /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
+    /// the cancellation of the Swift `Task` that awaited it.
+    case cancelled
+
+    /// The answer was not an HTTP response (for example, the URL's scheme was `file`).
+    case notHTTPResponse
+
+    /// The server answered with a status outside 2xx, and no ``ErrorParsing`` object turned the body into an error.
+    case unacceptableStatus(Response)
+
+    /// The server answered with success, but the body could not be decoded into the expected type.
+    case decoding(DecodingError, Response)
+
+    /// The response this error came with, when the server answered.
+    public var response: Response? {
+        switch self {
+        case .unacceptableStatus(let response), .decoding(_, let response):
+            response
+        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse:
+            nil
+        }
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension FetchError: CustomStringConvertible {
+    /// One line that says what was attempted and what came back.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let reason):
+            return "Invalid request: \(reason)"
+        case .encoding(let error):
+            return "Could not encode the request body: \(ErrorText.describe(error))"
+        case .transport(let error):
+            let target = error.failingURL?.absoluteString ?? "the request"
+            return "Could not reach \(target): \(error.localizedDescription) (URLError \(error.code.rawValue))"
+        case .timedOut:
+            return "The request timed out: the server did not answer within the request's timeout"
+        case .cancelled:
+            return "The request was cancelled before it finished"
+        case .notHTTPResponse:
+            return "The answer was not an HTTP response"
+        case .unacceptableStatus(let response):
+            return "\(ErrorText.exchange(response)): \(ErrorText.body(response.data))"
+        case .decoding(let error, let response):
+            return "\(ErrorText.exchange(response)), but the body could not be decoded: \(ErrorText.describe(error))."
+                + " Body: \(ErrorText.body(response.data))"
+        }
+    }
+}
+
+// MARK: - LocalizedError
+
+extension FetchError: LocalizedError {
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+}
+
+/// How errors describe requests, responses and bodies in one line.
+package enum ErrorText {
+    /// How much of a body an error message quotes.
+    package static let bodyPreviewLimit = 1024
+
+    /// `GET http://host/path → 404 Not Found`, with the final URL when the request was redirected.
+    package static func exchange(_ response: Response) -> String {
+        let request = response.originalRequest
+        var line = "\(request.method) \(request.url.absoluteString)"
+        if let final = response.url, final != request.url {
+            line += " (redirected to \(final.absoluteString))"
+        }
+        return "\(line) → \(HTTPStatus.line(response.status))"
+    }
+
+    /// Up to ``bodyPreviewLimit`` bytes of a body as text, or a note that it is empty or binary.
+    package static func body(_ data: Data?) -> String {
+        guard let data, !data.isEmpty else {
+            return "(empty body)"
+        }
+        let preview = data.prefix(bodyPreviewLimit)
+        let text = String(decoding: preview, as: UTF8.self)
+        let isTruncated = data.count > preview.count
+        let hasControls = text.unicodeScalars.contains { $0.value < 0x20 && !"\t\r\n".unicodeScalars.contains($0) }
+        // One replacement character is allowed where the limit cut a multi-byte character in two.
+        let invalidSequences = text.unicodeScalars.count { $0 == "\u{FFFD}" }
+        guard !hasControls, invalidSequences <= (isTruncated ? 1 : 0) else {
+            return "(\(data.count) bytes of binary data)"
+        }
+        let oneLine = text.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: " ")
+        return isTruncated ? "\(oneLine)… (\(data.count) bytes in all)" : oneLine
+    }
+
+    /// A readable account of an error: for a `DecodingError`, the coding path and what was wrong there.
+    package static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as DecodingError:
+            return describe(error)
+        case let error as EncodingError:
+            switch error {
+            case .invalidValue(let value, let context):
+                return "invalid value \(value) at \(path(context.codingPath)): \(context.debugDescription)"
+            @unknown default:
+                return String(describing: error)
+            }
+        case let error as FetchError:
+            return error.description
+        default:
+            return String(describing: error)
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "expected \(type) at \(path(context.codingPath)): \(detail(context))"
+        case .valueNotFound(let type, let context):
+            return "expected \(type) at \(path(context.codingPath)) but found null: \(detail(context))"
+        case .keyNotFound(let key, let context):
+            return "missing key \"\(key.stringValue)\" at \(path(context.codingPath))"
+        case .dataCorrupted(let context):
+            return "invalid data at \(path(context.codingPath)): \(detail(context))"
+        @unknown default:
+            return String(describing: error)
+        }
+    }
+
+    private static func detail(_ context: DecodingError.Context) -> String {
+        guard let underlying = context.underlyingError else {
+            return context.debugDescription
+        }
+        return "\(context.debugDescription) (\(underlying))"
+    }
+
+    /// A coding path as a reader writes it: `users[0].name`, or `the top level` when empty. Array positions are the
+    /// keys that JSONDecoder names `Index N`.
+    package static func path(_ codingPath: [any CodingKey]) -> String {
+        guard !codingPath.isEmpty else {
+            return "the top level"
+        }
+        var text = ""
+        for key in codingPath {
+            if let index = key.intValue, key.stringValue == "Index \(index)" {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text
+    }
+}

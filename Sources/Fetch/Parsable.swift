@@ -1,0 +1,157 @@
+import Foundation
+
+/// A type that can be read from a ``Response``.
+///
+/// Any `Decodable` model gets the conformance for free: declare it and the body is decoded as JSON when the status
+/// is 2xx, and turned into an error otherwise.
+///
+/// ```swift
+/// struct User: Decodable, Parsable {
+///     let id: Int
+///     let name: String
+/// }
+/// ```
+///
+/// Fetch also ships conformances for `Data`, `String`, ``Response`` (the raw response, any status),
+/// ``EmptyResponse`` and arrays of `Decodable` models. Implement ``parse(response:errorParser:)`` yourself for any
+/// other format.
+public protocol Parsable: Sendable {
+    /// Reads a value from a response.
+    ///
+    /// - Parameters:
+    ///   - response: The response to read.
+    ///   - errorParser: The object that turns an error body into an error, or `nil`.
+    /// - Returns: The value, or the error to deliver: the error parser's error or ``FetchError/unacceptableStatus(_:)``
+    ///   for a status outside 2xx, ``FetchError/decoding(_:_:)`` when the body is not what was expected.
+    static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error>
+
+    /// The decoder that reads this type from JSON, when it is `Decodable`.
+    ///
+    /// The default accepts ISO-8601 dates with and without fractional seconds and leaves keys as they are. Declare
+    /// your own as a stored `static let` (not a computed property, which would build a decoder for every response):
+    ///
+    /// ```swift
+    /// static let decoder: JSONDecoder = {
+    ///     let decoder = JSONDecoder()
+    ///     decoder.keyDecodingStrategy = .convertFromSnakeCase
+    ///     decoder.dateDecodingStrategy = .iso8601Flexible
+    ///     return decoder
+    /// }()
+    /// ```
+    static var decoder: JSONDecoder { get }
+}
+
+extension Parsable {
+    /// The default decoder: ISO-8601 dates with or without fractional seconds, keys as they are.
+    public static var decoder: JSONDecoder { DefaultDecoding.decoder }
+}
+
+// MARK: - Decodable
+
+extension Parsable where Self: Decodable {
+    /// Decodes the body as JSON with ``decoder`` when the status is 2xx.
+    ///
+    /// - Parameters:
+    ///   - response: The response to read.
+    ///   - errorParser: The object that turns an error body into an error, or `nil`.
+    /// - Returns: The decoded value; the error parser's error or ``FetchError/unacceptableStatus(_:)`` for a
+    ///   status outside 2xx; ``FetchError/decoding(_:_:)`` for an empty or malformed body.
+    public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
+        Parsing.requireSuccess(response, errorParser: errorParser).flatMap { response in
+            Parsing.decode(Self.self, from: response, with: decoder)
+        }
+    }
+}
+
+/// The decoder used by `Decodable` models that do not declare their own.
+public enum DefaultDecoding {
+    /// A shared decoder that accepts ISO-8601 dates with and without fractional seconds.
+    ///
+    /// It is shared by every model that does not declare a ``Parsable/decoder``: do not change its settings;
+    /// declare a decoder of your own instead.
+    public static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601Flexible
+        return decoder
+    }()
+}
+
+extension JSONDecoder.DateDecodingStrategy {
+    /// Decodes dates from ISO-8601 strings with or without fractional seconds, such as `2026-11-30T08:42:12Z` and
+    /// `2026-11-30T08:42:12.345+01:00`.
+    ///
+    /// Foundation's `.iso8601` strategy rejects fractional seconds, which many servers send.
+    public static var iso8601Flexible: JSONDecoder.DateDecodingStrategy {
+        .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = ISO8601.date(from: text) {
+                return date
+            }
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription:
+                    "expected an ISO-8601 date such as 2026-11-30T08:42:12Z, found \(text.debugDescription)"
+            )
+        }
+    }
+}
+
+/// Reads ISO-8601 timestamps with or without fractional seconds.
+package enum ISO8601 {
+    private static let whole = Date.ISO8601FormatStyle()
+    private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// The date `text` names, or `nil` when it is not an ISO-8601 internet date-time.
+    package static func date(from text: String) -> Date? {
+        if let date = try? whole.parse(text) {
+            return date
+        }
+        return try? fractional.parse(text)
+    }
+}
+
+/// The steps every ready ``Parsable`` conformance shares.
+package enum Parsing {
+    /// The response itself when its status is 2xx; otherwise the error parser's error, or
+    /// ``FetchError/unacceptableStatus(_:)`` when it has none.
+    package static func requireSuccess(
+        _ response: Response,
+        errorParser: (any ErrorParsing)?
+    ) -> Result<Response, any Error> {
+        if response.isSuccess {
+            return .success(response)
+        }
+        if let error = errorParser?.parseError(from: response.data, status: response.status) {
+            return .failure(error)
+        }
+        return .failure(FetchError.unacceptableStatus(response))
+    }
+
+    /// Decodes `type` from the response's body, or fails with ``FetchError/decoding(_:_:)``.
+    package static func decode<T: Decodable>(
+        _ type: T.Type,
+        from response: Response,
+        with decoder: JSONDecoder
+    ) -> Result<T, any Error> {
+        guard let data = response.data, !data.isEmpty else {
+            let context = DecodingError.Context(
+                codingPath: [],
+                debugDescription: "the body is empty, but \(T.self) is read from JSON"
+            )
+            return .failure(FetchError.decoding(.dataCorrupted(context), response))
+        }
+        do {
+            return .success(try decoder.decode(T.self, from: data))
+        } catch let error as DecodingError {
+            return .failure(FetchError.decoding(error, response))
+        } catch {
+            let context = DecodingError.Context(
+                codingPath: [],
+                debugDescription: "\(T.self) could not be decoded",
+                underlyingError: error
+            )
+            return .failure(FetchError.decoding(.dataCorrupted(context), response))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A description of one HTTP call: where it goes, with which method, headers and body.
+///
+/// Conform a value type to `Request` for each endpoint of an API; only ``url`` is required:
+///
+/// ```swift
+/// struct GetUser: Request {
+///     let id: Int
+///     var url: URL { URL(string: "https://api.example.com/users/\(id)")! }
+/// }
+/// ```
+///
+/// A ``RequestPerforming`` object (a ``Session`` in the app, a mock or spy in tests) turns the request into a
+/// `URLRequest` with ``makeURLRequest()`` and sends it.
+public protocol Request: Sendable {
+    /// The absolute URL the request is sent to.
+    var url: URL { get }
+
+    /// The request method. The default is ``HTTPMethod/get``.
+    var method: HTTPMethod { get }
+
+    /// Header fields to send, or `nil` for none. The default is `nil`.
+    var headers: [String: String]? { get }
+
+    /// The request body, or `nil` for none. The default is `nil`.
+    var body: Data? { get }
+
+    /// How long to wait for the server, in seconds, or `nil` to use the performing session's
+    /// `URLSessionConfiguration.timeoutIntervalForRequest`. The default is `nil`.
+    var timeout: TimeInterval? { get }
+
+    /// Builds the `URLRequest` that is sent for this request.
+    ///
+    /// The default implementation validates the URL and headers and copies ``url``, ``method``, ``headers``,
+    /// ``body`` and ``timeout`` into a `URLRequest`. Implement it to take full control, for example to stream a
+    /// body or to set a cache policy.
+    ///
+    /// - Returns: The request to send.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the URL has no scheme or a header name or value cannot be
+    ///   sent (it is empty, or contains a CR, LF or NUL character that would let it inject other headers).
+    func makeURLRequest() throws -> URLRequest
+}
+
+extension Request {
+    /// The default method: ``HTTPMethod/get``.
+    public var method: HTTPMethod { .get }
+
+    /// The default headers: none.
+    public var headers: [String: String]? { nil }
+
+    /// The default body: none.
+    public var body: Data? { nil }
+
+    /// The default timeout: `nil`, the performing session's own.
+    public var timeout: TimeInterval? { nil }
+
+    /// Builds a `URLRequest` from ``url``, ``method``, ``headers``, ``body`` and ``timeout``, after validating them.
+    ///
+    /// - Returns: The request to send.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the URL has no scheme or a header cannot be sent.
+    public func makeURLRequest() throws -> URLRequest {
+        guard let scheme = url.scheme, !scheme.isEmpty else {
+            throw FetchError.invalidRequest(
+                "\(method) \(url.absoluteString): the URL is not absolute (it has no scheme such as https)"
+            )
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = method.rawValue
+        if let headers {
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+                try HeaderValidation.validate(name: name, value: value, for: self)
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
+        }
+        urlRequest.httpBody = body
+        if let timeout {
+            urlRequest.timeoutInterval = timeout
+        }
+        return urlRequest
+    }
+}
+
+/// Checks header fields before they are sent, so that user input cannot inject headers or split a request.
+package enum HeaderValidation {
+    /// Throws ``FetchError/invalidRequest(_:)`` unless `name` is an RFC 9110 token and `value` has no CR, LF or NUL.
+    package static func validate(name: String, value: String, for request: some Request) throws {
+        let target = "\(request.method) \(request.url.absoluteString)"
+        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            throw FetchError.invalidRequest(
+                "\(target): header name \(quoted(name)) is not a valid HTTP field name"
+                    + " (letters, digits and !#$%&'*+-.^_`|~ only)"
+            )
+        }
+        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+            throw FetchError.invalidRequest(
+                "\(target): the value of header \(name) contains a line break or NUL, which would inject"
+                    + " other headers: \(quoted(value))"
+            )
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        text.debugDescription
+    }
+}

@@ -1,0 +1,179 @@
+import Fetch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``RequestPerforming`` double that answers from canned responses and completes synchronously, before
+/// `perform` returns.
+///
+/// Answers go through exactly the same status, error-parser and decoding path as `Session`, so a test of a model or
+/// of an error parser with a `MockPerformer` proves what the app will do with the same bytes:
+///
+/// ```swift
+/// let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
+/// var result: Result<User, any Error>?
+/// mock.perform(GetUser(id: 1)) { result = $0 }
+/// #expect(try result?.get().name == "Ada")
+/// ```
+///
+/// With ``init(routes:)`` it answers each method and path differently, and a request that no route matches fails
+/// with ``NoAnswer``, which names it.
+public final class MockPerformer: RequestPerforming {
+    /// Works out the answer to a request: a response, or a thrown transport error such as `URLError(.timedOut)`.
+    public typealias Handler = @Sendable (any Request) throws -> MockResponse
+
+    private let handler: Handler
+
+    /// Creates a performer that answers every request with the same response.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status code. The default is 200.
+    ///   - headers: The header fields. The default is none.
+    ///   - data: The body. The default is none.
+    public convenience init(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
+        self.init(response: MockResponse(status: status, headers: headers, data: data))
+    }
+
+    /// Creates a performer that answers every request with `response`.
+    ///
+    /// - Parameter response: The answer.
+    public convenience init(response: MockResponse) {
+        self.init { _ in response }
+    }
+
+    /// Creates a performer whose every request fails with `error` as a transport failure: a `URLError` arrives as
+    /// the ``FetchError`` that `Session` would deliver (`URLError(.timedOut)` as ``FetchError/timedOut``), any other
+    /// error unchanged.
+    ///
+    /// - Parameter error: The failure.
+    public convenience init(error: any Error) {
+        self.init { _ in throw error }
+    }
+
+    /// Creates a performer that answers each request with what `handler` returns or throws.
+    ///
+    /// - Parameter handler: Called synchronously with each request that could be built.
+    public init(_ handler: @escaping Handler) {
+        self.handler = handler
+    }
+
+    /// Creates a performer that answers by method and path, and fails loudly with ``NoAnswer`` for any request
+    /// that no route matches.
+    ///
+    /// - Parameter routes: The answers. When several match, the first wins.
+    public convenience init(routes: [Route]) {
+        self.init { request in
+            guard let route = routes.first(where: { $0.matches(request) }) else {
+                throw NoAnswer(request: request, routes: routes)
+            }
+            return try route.answer.get()
+        }
+    }
+
+    /// Answers `request` synchronously: `completion` has been called when this method returns.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
+    ///   - completion: Called exactly once, before this method returns.
+    /// - Returns: A handle whose `cancel()` does nothing, since the call has already finished.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) { _ in
+            try handler(request)
+        }
+        completion(result)
+        return FinishedCall()
+    }
+}
+
+extension MockPerformer {
+    /// One canned answer of a ``MockPerformer``, for one method and path.
+    public struct Route: Sendable, CustomStringConvertible {
+        /// The method the route answers.
+        public let method: HTTPMethod
+
+        /// The URL path the route answers, such as `/users/1`, or a whole absolute URL string.
+        public let path: String
+
+        let answer: Result<MockResponse, any Error>
+
+        /// Creates a route that answers with a response.
+        ///
+        /// - Parameters:
+        ///   - method: The method to match.
+        ///   - path: The URL path to match exactly (`/users/1`), or a whole absolute URL string.
+        ///   - response: The answer.
+        public init(_ method: HTTPMethod, _ path: String, _ response: MockResponse) {
+            self.method = method
+            self.path = path
+            self.answer = .success(response)
+        }
+
+        /// Creates a route that fails as a transport failure would.
+        ///
+        /// - Parameters:
+        ///   - method: The method to match.
+        ///   - path: The URL path to match exactly, or a whole absolute URL string.
+        ///   - error: The failure, for example `URLError(.notConnectedToInternet)`.
+        public init(_ method: HTTPMethod, _ path: String, error: any Error) {
+            self.method = method
+            self.path = path
+            self.answer = .failure(error)
+        }
+
+        /// A route that answers `GET path`.
+        ///
+        /// - Parameters:
+        ///   - path: The URL path to match.
+        ///   - response: The answer.
+        /// - Returns: The route.
+        public static func get(_ path: String, _ response: MockResponse) -> Route {
+            Route(.get, path, response)
+        }
+
+        /// A route that answers `POST path`.
+        ///
+        /// - Parameters:
+        ///   - path: The URL path to match.
+        ///   - response: The answer.
+        /// - Returns: The route.
+        public static func post(_ path: String, _ response: MockResponse) -> Route {
+            Route(.post, path, response)
+        }
+
+        /// `GET /users/1`.
+        public var description: String { "\(method) \(path)" }
+
+        func matches(_ request: any Request) -> Bool {
+            request.method == method && (request.url.path == path || request.url.absoluteString == path)
+        }
+    }
+
+    /// The failure of a request that no route of a ``MockPerformer`` matches: it names the request and the routes.
+    public struct NoAnswer: Error, CustomStringConvertible {
+        /// The request that found no route.
+        public let request: any Request
+
+        /// The routes the performer has.
+        public let routes: [Route]
+
+        /// `MockPerformer has no route for GET http://host/users/2 (path /users/2); its routes: GET /users/1`.
+        public var description: String {
+            let known = routes.isEmpty ? "none" : routes.map(\.description).joined(separator: ", ")
+            return "MockPerformer has no route for \(request.method) \(request.url.absoluteString)"
+                + " (path \(request.url.path)); its routes: \(known)"
+        }
+    }
+}
+
+/// The handle of a call that finished before `perform` returned: nothing is left to cancel.
+struct FinishedCall: Cancellable {
+    func cancel() {}
+}

@@ -1,0 +1,83 @@
+import Fetch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A canned HTTP answer for ``MockPerformer`` and ``SpyPerformer``: status, headers and body.
+public struct MockResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+
+    /// The header fields.
+    public var headers: [String: String]
+
+    /// The body, or `nil` for none.
+    public var data: Data?
+
+    /// Creates an answer.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status code. The default is 200.
+    ///   - headers: The header fields. The default is none.
+    ///   - data: The body. The default is none.
+    public init(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
+        self.status = status
+        self.headers = headers
+        self.data = data
+    }
+
+    /// An answer whose body is JSON text, with `Content-Type: application/json`.
+    ///
+    /// - Parameters:
+    ///   - json: The body, for example `#"{"id": 1}"#`.
+    ///   - status: The HTTP status code. The default is 200.
+    ///   - headers: More header fields. The default is none.
+    /// - Returns: The answer.
+    public static func json(_ json: String, status: Int = 200, headers: [String: String] = [:]) -> MockResponse {
+        var headers = headers
+        headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
+        return MockResponse(status: status, headers: headers, data: Data(json.utf8))
+    }
+
+    /// An answer whose body is plain UTF-8 text, with `Content-Type: text/plain; charset=utf-8`.
+    ///
+    /// - Parameters:
+    ///   - text: The body.
+    ///   - status: The HTTP status code. The default is 200.
+    /// - Returns: The answer.
+    public static func text(_ text: String, status: Int = 200) -> MockResponse {
+        MockResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], data: Data(text.utf8))
+    }
+}
+
+/// Runs a request through the same path as `Session`: build the `URLRequest`, get an answer, parse it.
+enum MockExchange {
+    /// The result `request` gets when `answer` supplies the transport's answer: a response, or a thrown
+    /// transport error. `answer` is not asked when the request cannot be built.
+    static func result<T: Parsable>(
+        for request: any Request,
+        errorParser: (any ErrorParsing)?,
+        answer: (URLRequest) throws -> MockResponse
+    ) -> Result<T, any Error> {
+        Exchange.makeURLRequest(for: request, defaultTimeout: nil).flatMap { urlRequest in
+            let mock: MockResponse
+            do {
+                mock = try answer(urlRequest)
+            } catch {
+                return Exchange.result(
+                    for: request, data: nil, urlResponse: nil, error: error, errorParser: errorParser)
+            }
+            let url = urlRequest.url ?? request.url
+            let httpResponse = HTTPURLResponse(
+                url: url,
+                statusCode: mock.status,
+                httpVersion: "HTTP/1.1",
+                headerFields: mock.headers
+            )
+            return Exchange.result(
+                for: request, data: mock.data, urlResponse: httpResponse, error: nil, errorParser: errorParser)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Fetch
+import Foundation
+
+/// A ``RequestPerforming`` double that records every request it is asked to perform, in order.
+///
+/// On its own, a spy holds each call pending until the test completes it with ``complete(with:)`` or
+/// ``fail(with:)``, so a test can check what was sent and then decide what came back:
+///
+/// ```swift
+/// let spy = SpyPerformer()
+/// api.loadUser(id: 7) { _ in }
+/// #expect(spy.requests.last?.url.path == "/users/7")
+/// ```
+///
+/// Made with ``init(forwardingTo:)``, it passes each call on to another performer (a ``MockPerformer``, say) and
+/// only records.
+///
+/// Thread-safe: calls may arrive from any thread.
+public final class SpyPerformer: RequestPerforming {
+    private let performer: (any RequestPerforming)?
+    private let recorded = Locked([Call]())
+
+    /// Creates a spy that holds every call pending until the test completes it.
+    public init() {
+        self.performer = nil
+    }
+
+    /// Creates a spy that records each call and passes it on to `performer`.
+    ///
+    /// - Parameter performer: The performer that answers, for example a ``MockPerformer``.
+    public init(forwardingTo performer: any RequestPerforming) {
+        self.performer = performer
+    }
+
+    /// Every call made so far, in order.
+    public var calls: [Call] {
+        recorded.withLock { $0 }
+    }
+
+    /// Every request asked for so far, in order.
+    public var requests: [any Request] {
+        calls.map(\.request)
+    }
+
+    /// The calls that are still waiting for an answer.
+    public var pendingCalls: [Call] {
+        calls.filter(\.isPending)
+    }
+
+    /// Records the call and forwards it, or holds it pending when the spy forwards to no performer.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
+    ///   - completion: Called exactly once: by the performer forwarded to, or when the test completes or cancels
+    ///     the call.
+    /// - Returns: The recorded ``Call``, which records cancellation.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        let call = Call(request: request) { answer in
+            let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) { _ in
+                try answer.get()
+            }
+            completion(result)
+        }
+        recorded.withLock { $0.append(call) }
+        if let performer {
+            call.forward(performer.perform(request, errorParser: errorParser, completion: completion))
+        }
+        return call
+    }
+
+    /// Completes every pending call, in the order they were made, with `response`.
+    ///
+    /// - Parameter response: The answer, parsed as `Session` would parse it.
+    public func complete(with response: MockResponse) {
+        for call in pendingCalls {
+            call.complete(with: response)
+        }
+    }
+
+    /// Completes every pending call, in the order they were made, with a response made of these parts.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status code. The default is 200.
+    ///   - headers: The header fields. The default is none.
+    ///   - data: The body. The default is none.
+    public func complete(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
+        complete(with: MockResponse(status: status, headers: headers, data: data))
+    }
+
+    /// Fails every pending call, in the order they were made, as a transport failure would.
+    ///
+    /// - Parameter error: The failure; a `URLError` arrives as the ``FetchError`` that `Session` would deliver.
+    public func fail(with error: any Error) {
+        for call in pendingCalls {
+            call.fail(with: error)
+        }
+    }
+}
+
+extension SpyPerformer {
+    /// One call recorded by a ``SpyPerformer``: its request, and whether it was cancelled or answered.
+    public final class Call: Cancellable {
+        private enum State {
+            case pending
+            case forwarded(any Cancellable)
+            case finished
+        }
+
+        /// The request of this call.
+        public let request: any Request
+
+        private let answer: @Sendable (Result<MockResponse, any Error>) -> Void
+        private let state = Locked((state: State.pending, isCancelled: false))
+
+        init(request: any Request, answer: @escaping @Sendable (Result<MockResponse, any Error>) -> Void) {
+            self.request = request
+            self.answer = answer
+        }
+
+        /// Whether `cancel()` was called on this call, whether or not it had finished.
+        public var isCancelled: Bool {
+            state.withLock { $0.isCancelled }
+        }
+
+        /// Whether the call waits for the test to complete it.
+        public var isPending: Bool {
+            state.withLock { call in
+                if case .pending = call.state {
+                    return true
+                }
+                return false
+            }
+        }
+
+        /// Records the cancellation and cancels the call: a pending call completes with ``FetchError/cancelled``;
+        /// a forwarded call is cancelled at the performer it was forwarded to.
+        public func cancel() {
+            let previous = state.withLock { call in
+                call.isCancelled = true
+                defer {
+                    if case .pending = call.state {
+                        call.state = .finished
+                    }
+                }
+                return call.state
+            }
+            switch previous {
+            case .pending: answer(.failure(FetchError.cancelled))
+            case .forwarded(let cancellable): cancellable.cancel()
+            case .finished: break
+            }
+        }
+
+        /// Completes the call with `response` if it is pending; does nothing otherwise.
+        ///
+        /// - Parameter response: The answer, parsed as `Session` would parse it.
+        public func complete(with response: MockResponse) {
+            finish(with: .success(response))
+        }
+
+        /// Fails the call as a transport failure would, if it is pending; does nothing otherwise.
+        ///
+        /// - Parameter error: The failure.
+        public func fail(with error: any Error) {
+            finish(with: .failure(error))
+        }
+
+        func forward(_ cancellable: any Cancellable) {
+            state.withLock { call in
+                if case .pending = call.state {
+                    call.state = .forwarded(cancellable)
+                }
+            }
+        }
+
+        private func finish(with result: Result<MockResponse, any Error>) {
+            let wasPending = state.withLock { call in
+                guard case .pending = call.state else {
+                    return false
+                }
+                call.state = .finished
+                return true
+            }
+            if wasPending {
+                answer(result)
+            }
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `Session` end to end against the loopback test server (`Tests/Server/test_server.py`).
+@Suite struct SessionTests {
+    let server: TestServer
+    let callbackQueue = OperationQueue()
+    let session: Session
+
+    init() throws {
+        server = try TestServer.running()
+        session = makeSession(callbackQueue: callbackQueue)
+    }
+
+    @Test func getsAndDecodesAModel() async throws {
+        let results = Recorder<Result<User, any Error>>()
+        session.perform(TestRequest(server.url("/users/1")), completion: results.record)
+        let user = try await results.first().get()
+        #expect(user.id == 1)
+        #expect(user.name == "Ada Lovelace")
+        #expect(abs(user.createdAt.timeIntervalSince1970 - 1_796_028_132.345) < 0.0005)
+    }
+
+    @Test func getsAnArrayOfModels() async throws {
+        let users: [User] = try await session.perform(TestRequest(server.url("/users")))
+        #expect(users.map(\.id) == [1, 2])
+    }
+
+    @Test func postsTheBodyAndHeadersToTheServer() async throws {
+        let body = Data(#"{"name":"Ada","tags":["é","☕︎"]}"#.utf8)
+        let request = TestRequest(
+            server.url("/echo?page=2"),
+            method: .post,
+            headers: ["Content-Type": "application/json", "X-Request-ID": "abc-123"],
+            body: body
+        )
+        let echo: Echo = try await session.perform(request)
+        #expect(echo.method == "POST")
+        #expect(echo.path == "/echo")
+        #expect(echo.query == ["page": ["2"]])
+        #expect(echo.headers["content-type"] == "application/json")
+        #expect(echo.headers["x-request-id"] == "abc-123")
+        #expect(echo.headers["content-length"] == String(body.count))
+        #expect(Data(echo.body.utf8) == body)
+    }
+
+    @Test(arguments: [HTTPMethod.put, .patch, .delete, .options, "PURGE"])
+    func sendsEveryMethodAsItIsNamed(method: HTTPMethod) async throws {
+        let echo: Echo = try await session.perform(TestRequest(server.url("/echo"), method: method))
+        #expect(echo.method == method.rawValue)
+    }
+
+    @Test func readsA404ErrorBodyThroughTheErrorParser() async throws {
+        await #expect(throws: APIError(error: true, reason: "no user with id 7")) {
+            let _: User = try await session.perform(
+                TestRequest(server.url("/users/7")), errorParser: DecodableErrorParser<APIError>())
+        }
+    }
+
+    @Test func a500WithoutAnErrorParserIsUnacceptableWithTheResponse() async throws {
+        let results = Recorder<Result<User, any Error>>()
+        session.perform(TestRequest(server.url("/status/500")), completion: results.record)
+        let error = try fetchError(try await results.first())
+        guard case .unacceptableStatus(let response) = error else {
+            Issue.record("expected .unacceptableStatus, got \(error)")
+            return
+        }
+        #expect(response.status == 500)
+        #expect(response.value(forHeader: "content-type") == "application/json")
+        #expect(response.url == server.url("/status/500"))
+        #expect(
+            error.description
+                == #"GET \#(server.url("/status/500").absoluteString) → 500 Internal Server Error: {"error": true, "reason": "status 500 as asked"}"#
+        )
+    }
+
+    @Test func a204IsAnEmptyResponse() async throws {
+        let empty: EmptyResponse = try await session.perform(TestRequest(server.url("/status/204"), method: .delete))
+        #expect(empty == EmptyResponse())
+        let raw: Response = try await session.perform(TestRequest(server.url("/status/204")))
+        #expect(raw.status == 204)
+        #expect(raw.data?.isEmpty ?? true)
+    }
+
+    @Test func headGetsHeadersWithoutABody() async throws {
+        let response: Response = try await session.perform(TestRequest(server.url("/users/1"), method: .head))
+        #expect(response.status == 200)
+        #expect(response.value(forHeader: "Content-Type") == "application/json")
+        #expect(Int(response.value(forHeader: "content-length") ?? "") ?? 0 > 0)
+        #expect(response.data?.isEmpty ?? true)
+    }
+
+    @Test func decodesTextInTheCharsetTheServerNames() async throws {
+        let text: String = try await session.perform(TestRequest(server.url("/text?charset=iso-8859-1&text=caf%C3%A9")))
+        #expect(text == "café")
+    }
+
+    @Test func aRequestThatOutlivesItsTimeoutFailsWithTimedOut() async throws {
+        let request = TestRequest(server.url("/delay/5000"), timeout: 1)
+        let results = Recorder<Result<Data, any Error>>()
+        session.perform(request, completion: results.record)
+        guard case .timedOut = try fetchError(try await results.first()) else {
+            Issue.record("expected .timedOut, got \(results.values)")
+            return
+        }
+    }
+
+    /// swift-corelibs-foundation truncates timeouts to whole seconds: 0.5 s would time out at once.
+    @Test(arguments: [0.5, 0.25])
+    func aFractionalTimeoutWaitsAsLongAsItSays(timeout: TimeInterval) async throws {
+        let started = ContinuousClock.now
+        let results = Recorder<Result<Data, any Error>>()
+        session.perform(TestRequest(server.url("/delay/5000"), timeout: timeout), completion: results.record)
+        guard case .timedOut = try fetchError(try await results.first()) else {
+            Issue.record("expected .timedOut, got \(results.values)")
+            return
+        }
+        #expect(ContinuousClock.now - started >= .seconds(timeout * 0.95))
+    }
+
+    @Test func anAnswerWithinAFractionalTimeoutArrives() async throws {
+        let answer: Data = try await session.perform(TestRequest(server.url("/delay/100"), timeout: 3.5))
+        #expect(String(decoding: answer, as: UTF8.self) == #"{"delayed": 100}"#)
+    }
+
+    @Test func theSessionConfigurationsTimeoutAppliesWhenTheRequestSetsNone() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 0.5
+        let session = makeSession(configuration: configuration)
+        await #expect {
+            let _: Data = try await session.perform(TestRequest(server.url("/delay/5000")))
+        } throws: { error in
+            if case FetchError.timedOut = error { true } else { false }
+        }
+    }
+
+    @Test func aRefusedConnectionIsATransportErrorNamingTheURL() async throws {
+        struct Port: Decodable, Parsable { let port: Int }
+        let closed: Port = try await session.perform(TestRequest(server.url("/closed-port")))
+        let url = try #require(URL(string: "http://127.0.0.1:\(closed.port)/users/1"))
+        let results = Recorder<Result<User, any Error>>()
+        session.perform(TestRequest(url), completion: results.record)
+        let error = try fetchError(try await results.first())
+        guard case .transport(let urlError) = error else {
+            Issue.record("expected .transport, got \(error)")
+            return
+        }
+        #expect(urlError.code == .cannotConnectToHost)
+        #expect(error.description.contains(url.absoluteString))
+    }
+
+    @Test func anInvalidRequestFailsWithoutReachingTheServer() async throws {
+        let results = Recorder<Result<Data, any Error>>()
+        session.perform(
+            TestRequest(server.url("/echo"), headers: ["X-Evil": "a\r\nHost: evil"]), completion: results.record)
+        guard case .invalidRequest = try fetchError(try await results.first()) else {
+            Issue.record("expected .invalidRequest, got \(results.values)")
+            return
+        }
+    }
+
+    @Test func cancellingBeforeTheAnswerCompletesOnceWithCancelled() async throws {
+        let results = Recorder<Result<Data, any Error>>()
+        let call = session.perform(TestRequest(server.url("/delay/2000")), completion: results.record)
+        call.cancel()
+        call.cancel()
+        guard case .cancelled = try fetchError(try await results.first()) else {
+            Issue.record("expected .cancelled, got \(results.values)")
+            return
+        }
+        try await drain(callbackQueue)
+        #expect(results.values.count == 1)
+    }
+
+    @Test func cancelAllTasksCancelsEveryCallInFlight() async throws {
+        let results = Recorder<Result<Data, any Error>>()
+        for _ in 0..<5 {
+            session.perform(TestRequest(server.url("/delay/3000")), completion: results.record)
+        }
+        session.cancelAllTasks()
+        let values = try await results.wait(for: 5)
+        for value in values {
+            guard case .cancelled = try fetchError(value) else {
+                Issue.record("expected .cancelled, got \(value)")
+                return
+            }
+        }
+    }
+
+    @Test func completionsArriveOnTheCallbackQueue() async throws {
+        let queue = OperationQueue()
+        queue.name = "completions"
+        let session = makeSession(callbackQueue: queue)
+        let results = Recorder<String?>()
+        session.perform(TestRequest(server.url("/users/1"))) { (_: Result<User, any Error>) in
+            results.record(OperationQueue.current?.name)
+        }
+        session.perform(TestRequest(server.url("/users/1"), headers: ["Bad Name": "1"])) {
+            (_: Result<User, any Error>) in
+            results.record(OperationQueue.current?.name)
+        }
+        #expect(try await results.wait(for: 2) == ["completions", "completions"])
+    }
+
+    /// A model that records where it was parsed.
+    struct WhereParsed: Parsable {
+        let queueName: String?
+        static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
+            .success(WhereParsed(queueName: OperationQueue.current?.name))
+        }
+    }
+
+    @Test func parsingRunsOffTheCallbackQueue() async throws {
+        let queue = OperationQueue()
+        queue.name = "completions"
+        let session = makeSession(callbackQueue: queue)
+        let results = Recorder<Result<WhereParsed, any Error>>()
+        session.perform(TestRequest(server.url("/users/1")), completion: results.record)
+        let parsed = try await results.first().get()
+        #expect(parsed.queueName != "completions")
+    }
+
+    @Test func asyncFormsReturnWithoutTheCallbackQueueRunning() async throws {
+        let stopped = OperationQueue()
+        stopped.isSuspended = true
+        let session = makeSession(callbackQueue: stopped)
+        let user: User = try await session.perform(TestRequest(server.url("/users/2")))
+        #expect(user.name == "Grace Hopper")
+        #expect(stopped.operationCount == 0)
+    }
+
+    @Test func asyncFormsThrowTheErrorParsersError() async throws {
+        await #expect(throws: APIError(error: true, reason: "no user with id 9")) {
+            let _: User = try await Session(session: .shared).perform(
+                TestRequest(server.url("/users/9")), errorParser: DecodableErrorParser<APIError>())
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheRequest() async throws {
+        let task = Task {
+            let _: Data = try await session.perform(TestRequest(server.url("/delay/5000")))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        let result = await task.result
+        guard case .cancelled = try fetchError(result) else {
+            Issue.record("expected .cancelled, got \(result)")
+            return
+        }
+    }
+
+    @Test func aTaskCancelledBeforeItStartsNeverSendsTheRequest() async throws {
+        let spy = SpyPerformer(forwardingTo: session)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let _: Data = try await spy.perform(TestRequest(server.url("/delay/5000")))
+        }
+        let result = await task.result
+        guard case .cancelled = try fetchError(result) else {
+            Issue.record("expected .cancelled, got \(result)")
+            return
+        }
+        #expect(spy.calls.first?.isCancelled == true)
+    }
+
+    @Test func everyCompletionIsCalledExactlyOnceWhenCancelRacesCompletion() async throws {
+        let calls = 300
+        let counts = Locked([Int](repeating: 0, count: calls))
+        let finished = Recorder<Int>()
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<calls {
+                group.addTask {
+                    let call = session.perform(TestRequest(server.url("/users/1"))) { (_: Result<User, any Error>) in
+                        counts.withLock { $0[index] += 1 }
+                        finished.record(index)
+                    }
+                    // Cancel at every point of the call's life: before, during and after the answer.
+                    try? await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
+                    call.cancel()
+                }
+            }
+        }
+        _ = try await finished.wait(for: calls, timeout: .seconds(60))
+        try await drain(callbackQueue)
+        #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
+    }
+
+    /// Waits until everything already queued on `queue` has run.
+    private func drain(_ queue: OperationQueue) async throws {
+        let drained = Recorder<Bool>()
+        queue.addBarrierBlock { drained.record(true) }
+        _ = try await drained.first()
+    }
+}
