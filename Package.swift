@@ -12,6 +12,7 @@ let package = Package(
         .target(name: "Fetch"),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting"]),
+        .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

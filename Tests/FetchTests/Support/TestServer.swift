@@ -30,6 +30,25 @@ final class TestServer: Sendable {
         URL(string: baseURL.absoluteString + path) ?? baseURL
     }
 
+    /// The URL of `path` at the server's second origin, `http://127.0.0.2:<port>`: the same server, another origin.
+    func otherOriginURL(_ path: String) -> URL {
+        URL(string: "http://127.0.0.2:\(baseURL.port ?? 0)" + path) ?? baseURL
+    }
+
+    /// How many requests for `path` have reached the server since it started.
+    func hits(_ path: String) async throws -> Int {
+        struct Hits: Decodable, Parsable {
+            let hits: Int
+        }
+        var components = URLComponents(url: url("/_hits"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "path", value: path)]
+        guard let hitsURL = components?.url else {
+            throw TestServerError("cannot make the /_hits URL for \(path)")
+        }
+        let answer: Hits = try await Session(session: .shared).perform(TestRequest(hitsURL))
+        return answer.hits
+    }
+
     private init() throws {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Support

@@ -1,0 +1,82 @@
+// The code samples of README.md, compiled here so that they cannot rot. Each region between README-BEGIN and
+// README-END is one ```swift block of the README, verbatim but for indentation; ReadmeTests checks that they match.
+
+// README-BEGIN
+import Fetch
+
+struct User: Decodable, Parsable {
+    let id: Int
+    let name: String
+}
+
+struct GetUser: Request {
+    let baseURL: URL
+    let id: Int
+
+    var url: URL { baseURL.appending(path: "users/\(id)") }
+}
+// README-END
+
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+let baseURL = URLComponents(string: "https://api.example.com")?.url ?? URL(filePath: "/")
+
+func callbackSample() {
+    // README-BEGIN
+    let session = Session()
+    session.perform(GetUser(baseURL: baseURL, id: 1)) { (result: Result<User, any Error>) in
+        switch result {
+        case .success(let user): print("Hello, \(user.name)")
+        case .failure(let error): print(error)  // GET https://api.example.com/users/1 → 404 Not Found: …
+        }
+    }
+    // README-END
+}
+
+func asyncSample(session: Session) async throws {
+    // README-BEGIN
+    let user: User = try await session.perform(GetUser(baseURL: baseURL, id: 1))
+    // README-END
+    _ = user
+}
+
+// README-BEGIN
+struct Rename: Request {
+    let url: URL
+    let body: Data?
+    var method: HTTPMethod { .patch }
+    var headers: [String: String]? { ["Content-Type": "application/json"] }
+    var timeout: TimeInterval? { 10 }
+
+    init(baseURL: URL, id: Int, name: String) throws {
+        url = baseURL.appending(path: "users/\(id)")
+        body = try JSONEncoder().encode(["name": name])
+    }
+}
+// README-END
+
+// README-BEGIN
+struct APIError: Error, Decodable {
+    let reason: String
+}
+// README-END
+
+func errorParserSample(session: Session) async {
+    // README-BEGIN
+    do {
+        let user: User = try await session.perform(
+            GetUser(baseURL: baseURL, id: 7),
+            errorParser: DecodableErrorParser<APIError>()
+        )
+        print(user.name)
+    } catch let error as APIError {
+        print("The server said: \(error.reason)")
+    } catch {
+        print(error)  // a FetchError: it says what was sent and what came back
+    }
+    // README-END
+}

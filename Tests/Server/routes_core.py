@@ -1,0 +1,74 @@
+"""Routes for the core library's tests: models, echo, statuses, delays, charsets."""
+
+import socket
+import time
+
+from test_server import route
+
+USERS = {
+    1: {"id": 1, "name": "Ada Lovelace", "createdAt": "2026-11-30T08:42:12.345Z"},
+    2: {"id": 2, "name": "Grace Hopper", "createdAt": "2026-11-30T08:42:12Z"},
+}
+
+
+@route(r"/users")
+def users(exchange, match):
+    exchange.send_json(200, list(USERS.values()))
+
+
+@route(r"/users/([^/]+)")
+def user(exchange, match):
+    key = match.group(1)
+    found = USERS.get(int(key)) if key.isdigit() else None
+    if found is None:
+        return exchange.send_json(404, {"error": True, "reason": f"no user with id {key}"})
+    exchange.send_json(200, found)
+
+
+@route(r"/echo(/.*)?")
+def echo(exchange, match):
+    """What the server received: method, path, query, headers (lowercased names) and body."""
+    exchange.send_json(200, {
+        "method": exchange.command,
+        "path": exchange.url.path,
+        "query": exchange.query,
+        "headers": {name.lower(): value for name, value in exchange.headers.items()},
+        "body": exchange.read_body().decode("utf-8", errors="replace"),
+    })
+
+
+@route(r"/status/(\d+)")
+def status(exchange, match):
+    code = int(match.group(1))
+    if code in (204, 304):
+        return exchange.send(code)
+    exchange.send_json(code, {"error": True, "reason": f"status {code} as asked"})
+
+
+@route(r"/delay/(\d+)")
+def delay(exchange, match):
+    milliseconds = min(int(match.group(1)), 10_000)
+    time.sleep(milliseconds / 1000)
+    exchange.send_json(200, {"delayed": milliseconds})
+
+
+@route(r"/text")
+def text(exchange, match):
+    charset = exchange.query.get("charset", ["utf-8"])[0]
+    body = exchange.query.get("text", [""])[0]
+    exchange.send(200, body.encode(charset), content_type=f"text/plain; charset={charset}")
+
+
+@route(r"/bytes/(\d+)")
+def some_bytes(exchange, match):
+    count = int(match.group(1))
+    exchange.send(200, bytes(i % 256 for i in range(count)), content_type="application/octet-stream")
+
+
+@route(r"/closed-port")
+def closed_port(exchange, match):
+    """A port on 127.0.0.1 that nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    exchange.send_json(200, {"port": port})
