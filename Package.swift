@@ -7,12 +7,21 @@ let package = Package(
     products: [
         .library(name: "Fetch", targets: ["Fetch"]),
         .library(name: "FetchTesting", targets: ["FetchTesting"]),
+        .executable(name: "fetch-example", targets: ["FetchExample"]),
     ],
     targets: [
         .target(name: "Fetch"),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting"]),
         .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"]),
+        // The example: a command-line client of a demo company API. Its data and the Python demo server that
+        // serves the same data over HTTP live beside its sources; the executable finds them through #filePath.
+        .executableTarget(
+            name: "FetchExample",
+            dependencies: ["Fetch"],
+            path: "Examples/FetchExample",
+            exclude: ["configuration.json", "demo_data.json", "demo_server.py"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

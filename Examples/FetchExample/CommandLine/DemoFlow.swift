@@ -1,0 +1,109 @@
+import Fetch
+import Foundation
+
+/// The whole flow `fetch-example` runs, the same against the embedded backend and a real server: log in and load
+/// every list with callbacks through a ``DashboardViewModel``, then, with `async`/`await`, read the user, place a
+/// purchase order and have a dearer one refused, try a wrong password, log out and see the next call refused.
+struct DemoFlow {
+    let api: API
+    let configuration: Configuration
+    let callbackQueue: OperationQueue
+    let transcript: Transcript
+
+    func run() async {
+        transcript.note("Callbacks: a DashboardViewModel tells its delegate, on the callback queue")
+        guard let (signedIn, dashboard) = await loadDashboard() else {
+            return
+        }
+        transcript.note("async/await")
+        let userID = signedIn.userID
+        await transcript.step("user \(userID.uuidString.lowercased())") {
+            let user = try await api.user(id: userID)
+            return "\(user.name), \(user.title)"
+        }
+        // A failure to load the products was reported above; then there is nothing to order.
+        if case .success(let products) = dashboard.products {
+            await placeOrders(products: products)
+        }
+        await transcript.refusal("log in with a wrong password", expecting: .unauthorized) {
+            try await api.logIn(username: configuration.username, password: configuration.password + "-wrong")
+        }
+        api.logOut()
+        await transcript.refusal("log out; then GET api/employees", expecting: .unauthorized) {
+            try await api.employees()
+        }
+    }
+
+    /// The callback half: the view model logs in and loads the lists; its delegate, a ``DashboardWaiter``, hears.
+    private func loadDashboard() async -> (TokenStore.SignedIn, Dashboard)? {
+        let viewModel = DashboardViewModel(api: api)
+        let waiter = DashboardWaiter(callbackQueue: callbackQueue)
+        viewModel.delegate = waiter
+        viewModel.logInAndLoad(username: configuration.username, password: configuration.password)
+        switch await waiter.outcome() {
+        case .loginFailed(let error):
+            transcript.failed("log in as \(configuration.username): \(error)")
+            transcript.note("Stopped: every other call needs a login.")
+            return nil
+        case .loaded(let signedIn, let dashboard):
+            transcript.passed("log in as \(configuration.username): user \(signedIn.userID.uuidString.lowercased())")
+            report("announcements", dashboard.announcements) {
+                "latest “\($0.max { $0.publishedAt < $1.publishedAt }?.title ?? "")”"
+            }
+            report("employees", dashboard.employees) { $0.map(\.name).joined(separator: ", ") }
+            report("events", dashboard.events) { "next “\($0.min { $0.startsAt < $1.startsAt }?.title ?? "")”" }
+            report("products", dashboard.products) { $0.map { "\($0.name) \($0.price)" }.joined(separator: ", ") }
+            report("purchases", dashboard.purchases) { $0.map { "\($0.id) \($0.total)" }.joined(separator: ", ") }
+            let calls = waiter.delegateCalls
+            if calls.offTheCallbackQueue == 0 {
+                transcript.passed("\(calls.total) delegate calls, all on the callback queue")
+            } else {
+                transcript.failed(
+                    "\(calls.offTheCallbackQueue) of \(calls.total) delegate calls came off the callback queue")
+            }
+            return (signedIn, dashboard)
+        }
+    }
+
+    private func report<Item>(_ name: String, _ list: Result<[Item], any Error>?, summary: ([Item]) -> String) {
+        switch list {
+        case .success(let items): transcript.passed("\(items.count) \(name): \(summary(items))")
+        case .failure(let error): transcript.failed("\(name): \(error)")
+        case nil: transcript.failed("\(name): never arrived")
+        }
+    }
+
+    /// Places an order within `maxPOExpense` and one above it, which the client refuses without sending it.
+    private func placeOrders(products: [Product]) async {
+        let limit = api.maxPOExpense
+        guard let cheapest = products.min(by: { $0.price < $1.price }),
+            let dearest = products.max(by: { $0.price < $1.price }), cheapest.price.cents > 0
+        else {
+            transcript.failed("place purchase orders: there are no products with prices to order")
+            return
+        }
+        let now = Date()
+        let deliverBy = now.addingTimeInterval(14 * 24 * 60 * 60)
+        let affordable = max(1, min(3, limit.cents / cheapest.price.cents))
+        let order = PurchaseOrder(
+            lines: [.init(product: cheapest, quantity: affordable)], orderedAt: now, deliverBy: deliverBy)
+        await transcript.step("place an order of \(describe(order))") {
+            "accepted as \(try await api.place(order).id)"
+        }
+        let tooMany = min(999, limit.cents / max(dearest.price.cents, 1) + 1)
+        let dearOrder = PurchaseOrder(
+            lines: [.init(product: dearest, quantity: tooMany)], orderedAt: now, deliverBy: deliverBy)
+        await transcript.refusal("place an order of \(describe(dearOrder))", expecting: .aboveExpenseLimit) {
+            try await api.place(dearOrder)
+        }
+        await transcript.step("purchases") {
+            let purchases = try await api.purchases()
+            return "now \(purchases.count), the last \(purchases.last?.id ?? "none")"
+        }
+    }
+
+    private func describe(_ order: PurchaseOrder) -> String {
+        let lines = order.lines.map { "\($0.quantity) × \($0.product.name)" }.joined(separator: " and ")
+        return "\(lines) (\(order.total))"
+    }
+}

@@ -1,0 +1,109 @@
+import Fetch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `fetch-example`: a whole client of a demo company API built on Fetch, against an embedded backend or a server.
+///
+/// Run `swift run fetch-example --help` for the flags.
+@main
+struct FetchExampleCommand {
+    static func main() async {
+        let status = await run(arguments: Array(CommandLine.arguments.dropFirst()))
+        exit(status)
+    }
+
+    /// Runs the command and returns its exit status: 0 when every step went as expected, 1 when one did not, 64 for
+    /// a usage or configuration error.
+    ///
+    /// - Parameters:
+    ///   - arguments: The flags, without the program name.
+    ///   - output: Where the transcript goes; the default is standard output.
+    ///   - errors: Where errors and debug logs go; the default is standard error.
+    /// - Returns: The exit status.
+    static func run(
+        arguments: [String],
+        output: @escaping @Sendable (String) -> Void = { print($0) },
+        errors: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) async -> Int32 {
+        let configuration: Configuration
+        do {
+            let options = try Options(arguments: arguments)
+            if options.help {
+                output(Options.usage)
+                return 0
+            }
+            let file = options.configurationFile ?? ExampleFiles.configuration
+            configuration = try Configuration.load(from: file).overridden(by: options)
+        } catch {
+            errors("fetch-example: \(error)\nRun fetch-example --help for the flags.")
+            return 64
+        }
+
+        let callbackQueue = OperationQueue()
+        callbackQueue.name = "fetch-example.callbacks"
+        callbackQueue.maxConcurrentOperationCount = 1
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
+        let baseURL: URL
+        if let server = configuration.server {
+            baseURL = server
+            output("fetch-example: the server at \(server.absoluteString)")
+        } else {
+            do {
+                baseURL = DemoURLProtocol.serve(try DemoBackend(contentsOf: ExampleFiles.demoData))
+            } catch {
+                errors("fetch-example: cannot start the embedded backend: \(error)")
+                return 64
+            }
+            sessionConfiguration.protocolClasses = [DemoURLProtocol.self]
+            output("fetch-example: the embedded demo backend, in process through Session and URLSession")
+        }
+        defer { DemoURLProtocol.stopServing(baseURL) }
+
+        let session = Session(configuration: sessionConfiguration, callbackQueue: callbackQueue)
+        let performer: any RequestPerforming =
+            configuration.debug ? DebugLogPerformer(performer: session, log: errors) : session
+        let api = API(baseURL: baseURL, performer: performer, maxPOExpense: configuration.maxPOExpense)
+        let transcript = Transcript(write: output)
+        let flow = DemoFlow(
+            api: api, configuration: configuration, callbackQueue: callbackQueue, transcript: transcript)
+        // Every call is bounded by the request timeout; this bounds the whole flow too, in case something never
+        // answers: on expiry every call in flight is cancelled, which completes it.
+        let limit = configuration.timeout * 12 + 5
+        let finishedInTime = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await flow.run()
+                return true
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: .seconds(limit))
+                    return false
+                } catch {
+                    return true  // cancelled because the flow finished first
+                }
+            }
+            let first = await group.next() ?? true
+            if !first {
+                session.cancelAllTasks()
+            }
+            group.cancelAll()
+            return first
+        }
+        guard finishedInTime else {
+            errors("fetch-example: gave up: the flow did not finish within \(limit) s; its calls were cancelled")
+            return 1
+        }
+
+        let failures = transcript.failureCount
+        guard failures == 0 else {
+            errors("fetch-example: \(failures) step(s) did not go as expected (marked ✗ above)")
+            return 1
+        }
+        output("Done: all \(transcript.stepCount) steps went as expected.")
+        return 0
+    }
+}
