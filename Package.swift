@@ -22,6 +22,9 @@ let package = Package(
             path: "Examples/FetchExample",
             exclude: ["configuration.json", "demo_data.json", "demo_server.py"]
         ),
+        // Tests the example's client with the FetchTesting doubles (@testable import of the executable target),
+        // and runs the built executable; depending on the executable target makes `swift test` build it first.
+        .testTarget(name: "FetchExampleTests", dependencies: ["FetchExample", "Fetch", "FetchTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -57,7 +57,7 @@ def parse_date(value, field):
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise APIError(422, f"{field} is not an ISO-8601 date: {value!r}") from None
+        raise APIError(422, f"{field} is not an ISO-8601 date: {json.dumps(value)}") from None
 
 
 class Backend:
