@@ -7,6 +7,7 @@ package final class CompositeCall: Cancellable {
     private struct State {
         var isFinished = false
         var current: (any Cancellable)?
+        var endActions: [@Sendable () -> Void] = []
     }
 
     private let state = Locked(State())
@@ -35,32 +36,65 @@ package final class CompositeCall: Cancellable {
         }
     }
 
-    /// Ends the call; returns whether this caller ended it and so must deliver the result.
-    package func finish() -> Bool {
-        state.withLock { state in
-            guard !state.isFinished else {
-                return false
+    /// Runs `action` when the call ends, however it ends (at once if it has ended): to stop a deadline timer, say.
+    package func onEnd(_ action: @escaping @Sendable () -> Void) {
+        let hasEnded = state.withLock { state in
+            if !state.isFinished {
+                state.endActions.append(action)
             }
-            state.isFinished = true
-            state.current = nil
-            return true
+            return state.isFinished
+        }
+        if hasEnded {
+            action()
         }
     }
 
-    /// Cancels the step in progress and reports the cancellation, unless the call has already ended.
-    package func cancel() {
-        let step = state.withLock { state -> (any Cancellable)?? in
+    /// Ends the call; returns whether this caller ended it and so must deliver the result.
+    package func finish() -> Bool {
+        let actions = state.withLock { state -> [@Sendable () -> Void]? in
             guard !state.isFinished else {
                 return nil
             }
             state.isFinished = true
-            defer { state.current = nil }
-            return .some(state.current)
+            state.current = nil
+            defer { state.endActions = [] }
+            return state.endActions
         }
-        guard let step else {
+        guard let actions else {
+            return false
+        }
+        for action in actions {
+            action()
+        }
+        return true
+    }
+
+    /// Cancels the step in progress and reports the cancellation, unless the call has already ended.
+    package func cancel() {
+        end(reporting: reportCancellation)
+    }
+
+    /// Ends the call unless it has already ended: cancels the step in progress, then runs `report`, which delivers
+    /// the call's result (a deadline's timeout, say).
+    package func end(reporting report: () -> Void) {
+        let ended = state.withLock { state -> (step: (any Cancellable)?, actions: [@Sendable () -> Void])? in
+            guard !state.isFinished else {
+                return nil
+            }
+            state.isFinished = true
+            defer {
+                state.current = nil
+                state.endActions = []
+            }
+            return (state.current, state.endActions)
+        }
+        guard let ended else {
             return
         }
-        step?.cancel()
-        reportCancellation()
+        ended.step?.cancel()
+        for action in ended.actions {
+            action()
+        }
+        report()
     }
 }
