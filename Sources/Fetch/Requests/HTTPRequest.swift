@@ -163,6 +163,14 @@ extension HTTPRequest {
     /// - Parameter segments: The unencoded segments; a final empty one adds a trailing slash.
     /// - Returns: The changed request.
     public func path(_ segments: String...) -> HTTPRequest {
+        path(segments)
+    }
+
+    /// Returns the request with path segments added to its URL, each percent-encoded on its own.
+    ///
+    /// - Parameter segments: The unencoded segments, in order; a final empty one adds a trailing slash.
+    /// - Returns: The changed request.
+    public func path(_ segments: [String]) -> HTTPRequest {
         changed { $0.pathSegments += segments }
     }
 
