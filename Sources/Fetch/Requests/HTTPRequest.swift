@@ -92,6 +92,11 @@ public struct HTTPRequest: Request {
 
     /// Builds the `URLRequest`: the composed URL, method, headers, body (in memory or streamed) and timeout.
     ///
+    /// A streamed body is read from a temporary file that is deleted with the last copy of this request value. On
+    /// Linux the `URLRequest`'s stream is opened here and keeps reading the file after that; on Apple platforms,
+    /// where `URLSession` opens the stream itself, keep the request until the `URLRequest` has been sent, as a
+    /// ``Session`` does until the call completes.
+    ///
     /// - Returns: The request to send.
     /// - Throws: The first error a modifier recorded: ``FetchError/encoding(_:)`` for a body that could not be
     ///   encoded; ``FetchError/invalidRequest(_:)`` when no URL can be made or a header name or value cannot be
@@ -114,6 +119,11 @@ public struct HTTPRequest: Request {
             guard let stream = InputStream(url: file.url) else {
                 throw FetchError.encoding(BodyEncodingError("request body: cannot open \(file.url.path) to stream it"))
             }
+            #if canImport(FoundationNetworking)
+                // Opened now, the stream reads the file even if the request, and with it the file, goes first.
+                // swift-corelibs-foundation's URLSession opens only a stream that is not open yet.
+                stream.open()
+            #endif
             urlRequest.httpBodyStream = stream
             #if canImport(Darwin)
                 // Without it URLSession sends the stream chunked. swift-corelibs-foundation always sends a stream

@@ -116,6 +116,41 @@ import Testing
         #expect(try await server.hits(path) == 0)
     }
 
+    @Test func aStreamedBodyOutlivesTheCallersReferenceToTheRequest() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appending(path: "notes.txt")
+        try Data("streamed".utf8).write(to: file)
+        let results = Recorder<Result<RequestEcho, any Error>>()
+        // The caller keeps no reference: the session must keep the request, and so its temporary file.
+        session.perform(
+            HTTPRequest(server.url("/requests/echo"))
+                .method(.post)
+                .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file)),
+            completion: results.record
+        )
+        let echo = try await results.first().get()
+        let parts = try #require(echo.multipart?.parts)
+        #expect(parts.map(\.data) == [Data("streamed".utf8)])
+    }
+
+    #if canImport(FoundationNetworking)
+        @Test func aStreamedURLRequestIsSentWholeAfterItsRequestIsReleased() async throws {
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appending(path: "notes.txt")
+            try Data("streamed".utf8).write(to: file)
+            // The HTTPRequest, owner of the temporary file, is gone before URLSession reads the stream.
+            let urlRequest = try HTTPRequest(server.url("/requests/echo"))
+                .method(.post)
+                .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file))
+                .makeURLRequest()
+            let (data, _) = try await URLSession.shared.data(for: urlRequest)
+            let echo = try JSONDecoder().decode(RequestEcho.self, from: data)
+            let multipart = try #require(echo.multipart)
+            #expect(multipart.defects.isEmpty)
+            #expect(multipart.parts.map(\.data) == [Data("streamed".utf8)])
+        }
+    #endif
+
     /// Fields and files with awkward names, sent in memory and streamed from a temporary file.
     @Test(arguments: [MultipartBody.defaultMemoryLimit, 0])
     func aMultipartBodyArrivesAsTheSameFieldsAndFiles(memoryLimit: Int) async throws {
