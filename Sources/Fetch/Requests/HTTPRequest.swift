@@ -123,6 +123,12 @@ public struct HTTPRequest: Request {
                 // Opened now, the stream reads the file even if the request, and with it the file, goes first.
                 // swift-corelibs-foundation's URLSession opens only a stream that is not open yet.
                 stream.open()
+                if stream.streamStatus == .error {
+                    let reason = stream.streamError.map { ErrorText.describe($0) } ?? "unknown error"
+                    throw FetchError.encoding(
+                        BodyEncodingError("request body: cannot open \(file.url.path) to stream it: \(reason)")
+                    )
+                }
             #endif
             urlRequest.httpBodyStream = stream
             #if canImport(Darwin)
@@ -300,6 +306,9 @@ extension HTTPRequest {
 
     /// Returns the request with a `multipart/form-data` body, encoded now: in memory, or into a temporary file
     /// that the request streams when the body is larger than the body's ``MultipartBody/memoryLimit``.
+    ///
+    /// The `Content-Type` sent is `multipart/form-data` with the body's boundary; a `Content-Type` the request sets
+    /// itself replaces it, boundary included, so leave it unset.
     ///
     /// - Parameter multipart: The fields and files.
     /// - Returns: The changed request. When a file cannot be read or the temporary file written,

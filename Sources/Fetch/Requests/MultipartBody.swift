@@ -9,7 +9,7 @@ import Foundation
 /// let request = HTTPRequest(uploadURL).method(.post).multipartBody(form)
 /// ```
 ///
-/// When the files together are larger than ``memoryLimit``, the body is assembled in a temporary file, copying
+/// When the fields and files together are larger than ``memoryLimit``, the body is assembled in a temporary file, copying
 /// each file a chunk at a time, and the request streams it from there; the file is deleted when the last copy of
 /// the request is released (a ``Session`` keeps the request until its call completes). Smaller bodies are built
 /// in memory and sent with a `Content-Length`.
@@ -18,10 +18,11 @@ import Foundation
 /// and file names are escaped as browsers do: `"` as `%22`, CR as `%0D`, LF as `%0A`; other characters are sent as
 /// UTF-8.
 public struct MultipartBody: Sendable {
-    /// The body size up to which ``MultipartBody`` builds the body in memory: 10 MB.
+    /// The size of the fields and files up to which the body is built in memory: 10 MB.
     public static let defaultMemoryLimit = 10_000_000
 
-    /// The largest body, in bytes, that is built in memory; larger bodies are streamed from a temporary file.
+    /// The largest size of the fields and files together, in bytes, that is built in memory; larger bodies are
+    /// streamed from a temporary file.
     public var memoryLimit: Int
 
     package var parts: [Part] = []
@@ -42,8 +43,8 @@ public struct MultipartBody: Sendable {
 
     /// Creates an empty body.
     ///
-    /// - Parameter memoryLimit: The largest body, in bytes, that is built in memory rather than streamed from a
-    ///   temporary file. The default is ``defaultMemoryLimit``.
+    /// - Parameter memoryLimit: The largest size of the fields and files together, in bytes, that is built in
+    ///   memory rather than streamed from a temporary file. The default is ``defaultMemoryLimit``.
     public init(memoryLimit: Int = MultipartBody.defaultMemoryLimit) {
         self.memoryLimit = memoryLimit
     }
