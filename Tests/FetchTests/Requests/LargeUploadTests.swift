@@ -7,11 +7,41 @@ import Testing
 #endif
 
 /// A multipart upload of a file larger than 50 MB, end to end, with the process's memory measured throughout.
+///
+/// The other tests of this process, running in parallel, raise its memory by tens of megabytes at times, so the
+/// upload is measured in a process of its own: the test runs this test binary again, filtered to this suite, with
+/// `FETCH_MEASURE_UPLOAD=1`, and that run does the upload and checks the memory.
 @Suite struct LargeUploadTests {
     static let megabytes = 60
+    static let childVariable = "FETCH_MEASURE_UPLOAD"
 
     @Test(.enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"))
     func aLargeFileIsStreamedWhileMemoryStaysFarBelowItsSize() async throws {
+        if ProcessInfo.processInfo.environment[Self.childVariable] == "1" {
+            try await uploadAndMeasure()
+        } else {
+            try await runInAProcessOfItsOwn()
+        }
+    }
+
+    func runInAProcessOfItsOwn() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["--testing-library", "swift-testing", "--filter", "LargeUploadTests"]
+        process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "1"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let exits = Recorder<Int32>()
+        process.terminationHandler = { exits.record($0.terminationStatus) }
+        try process.run()
+        let status = try await exits.first(timeout: .seconds(120))
+        let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(status == 0, "the measuring run failed:\n\(text)")
+        #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")
+    }
+
+    func uploadAndMeasure() async throws {
         let server = try TestServer.running()
         let session = makeSession()
         let directory = try TemporaryDirectory()
@@ -43,8 +73,7 @@ import Testing
         #expect(digest.parts[1].contentType == "video/mp4")
         #expect(digest.parts[1].size == source.size)
         #expect(digest.parts[1].sha256 == source.sha256)
-        let limit = size / 4
-        #expect(growth < limit, "memory grew by \(growth / 1_000_000) MB uploading \(size / 1_000_000) MB")
+        #expect(growth < size / 6, "memory grew by \(growth / 1_000_000) MB uploading \(size / 1_000_000) MB")
     }
 
     /// Writes `megabytes` MiB of varied bytes a chunk at a time, and returns the size.
