@@ -109,7 +109,7 @@ public struct HTTPRequest: Request {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method.rawValue
         for field in allFields {
-            try HeaderValidation.validate(name: field.name, value: field.value, for: self)
+            try HeaderValidation.validate(name: field.name, value: field.value, in: "\(method) \(url.absoluteString)")
             urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
         }
         switch content?.body {
