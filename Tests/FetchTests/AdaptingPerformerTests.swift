@@ -34,6 +34,18 @@ import Testing
         #expect(try sent(spy).value(forHTTPHeaderField: "User-Agent") == "Fetch-Tests/1.0")
     }
 
+    @Test func defaultHeadersYieldToTheRequestsOwnInAnyCase() throws {
+        let spy = SpyPerformer()
+        spy.adapting([.header("ACCEPT", "text/html"), .header("x-client", "fetch")])
+            .perform(TestRequest("https://api.example.com/", headers: ["accept": "application/json"])) {
+                (_: Result<Data, any Error>) in
+            }
+        let sent = try sent(spy)
+        #expect(sent.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(sent.value(forHTTPHeaderField: "X-Client") == "fetch")
+        #expect(sent.allHTTPHeaderFields?.count == 2)
+    }
+
     @Test func requestIDsAreUniquePerRequest() throws {
         let spy = SpyPerformer()
         let performer = spy.adapting([.requestID()])
