@@ -40,12 +40,25 @@ public enum FetchError: Error, Sendable {
     /// The server answered with success, but the body could not be decoded into the expected type.
     case decoding(DecodingError, Response)
 
+    /// A redirect was not followed because the session's ``RedirectPolicy`` forbids it: it would downgrade `https`
+    /// to `http`, or it went past the redirect limit.
+    case redirectRefused(from: URL, to: URL, reason: String)
+
+    /// A request that was retried failed on its last attempt; `lastError` is that attempt's error.
+    case attemptsExhausted(attempts: Int, lastError: any Error)
+
+    /// The credentials were rejected, and getting new ones failed with the associated error. The response is the
+    /// rejection that asked for the refresh.
+    case credentialRefreshFailed(any Error, Response)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
-        case .unacceptableStatus(let response), .decoding(_, let response):
+        case .unacceptableStatus(let response), .decoding(_, let response), .credentialRefreshFailed(_, let response):
             response
-        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse:
+        case .attemptsExhausted(_, let lastError):
+            (lastError as? FetchError)?.response
+        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused:
             nil
         }
     }
@@ -75,6 +88,13 @@ extension FetchError: CustomStringConvertible {
         case .decoding(let error, let response):
             return "\(ErrorText.exchange(response)), but the body could not be decoded: \(ErrorText.describe(error))."
                 + " Body: \(ErrorText.body(response.data))"
+        case .redirectRefused(let from, let to, let reason):
+            return "Refused the redirect from \(from.absoluteString) to \(to.absoluteString): \(reason)"
+        case .attemptsExhausted(let attempts, let lastError):
+            return "Gave up after \(attempts) attempts; the last one failed: \(ErrorText.describe(lastError))"
+        case .credentialRefreshFailed(let error, let response):
+            return
+                "\(ErrorText.exchange(response)), and refreshing the credentials failed: \(ErrorText.describe(error))"
         }
     }
 }

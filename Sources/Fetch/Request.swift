@@ -73,7 +73,7 @@ extension Request {
         urlRequest.httpMethod = method.rawValue
         if let headers {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-                try HeaderValidation.validate(name: name, value: value, for: self)
+                try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
                 urlRequest.setValue(value, forHTTPHeaderField: name)
             }
         }
@@ -88,8 +88,16 @@ extension Request {
 /// Checks header fields before they are sent, so that user input cannot inject headers or split a request.
 package enum HeaderValidation {
     /// Throws ``FetchError/invalidRequest(_:)`` unless `name` is an RFC 9110 token and `value` has no CR, LF or NUL.
-    package static func validate(name: String, value: String, for request: some Request) throws {
-        let target = "\(request.method) \(request.url.absoluteString)"
+    ///
+    /// Foundation's `URLRequest.setValue(_:forHTTPHeaderField:)` silently drops such values on Linux, so they are
+    /// checked before they are set, and the caller hears about it.
+    ///
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The field value.
+    ///   - target: The request, as `GET https://host/path`, for the message.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request, the field and what is wrong with it.
+    package static func validate(name: String, value: String, in target: String) throws {
         guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
             throw FetchError.invalidRequest(
                 "\(target): header name \(quoted(name)) is not a valid HTTP field name"

@@ -24,6 +24,9 @@ public final class Session: RequestPerforming {
     /// The queue on which callback-form completions are called. The `async` forms do not use it.
     public let callbackQueue: OperationQueue
 
+    /// How redirects are followed, and which headers never travel to another origin.
+    public let redirectPolicy: RedirectPolicy
+
     private let defaultTimeout: TimeInterval
     private let ownsURLSession: Bool
     private let calls = CallRegistry()
@@ -34,9 +37,16 @@ public final class Session: RequestPerforming {
     ///   - session: The `URLSession` to use. The default is `URLSession.shared`.
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue; command-line
     ///     programs and servers, whose main queue may never run, pass a queue of their own or use the `async` forms.
-    public init(session: URLSession = .shared, callbackQueue: OperationQueue = .main) {
+    ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
+    ///     `https` → `http` and follows up to 10 redirects; it holds for `URLSession.shared` too.
+    public init(
+        session: URLSession = .shared,
+        callbackQueue: OperationQueue = .main,
+        redirectPolicy: RedirectPolicy = .default
+    ) {
         self.urlSession = session
         self.callbackQueue = callbackQueue
+        self.redirectPolicy = redirectPolicy
         self.defaultTimeout = session.configuration.timeoutIntervalForRequest
         self.ownsURLSession = false
     }
@@ -46,16 +56,19 @@ public final class Session: RequestPerforming {
     /// - Parameters:
     ///   - configuration: The configuration of the new `URLSession`: timeouts, headers, cache, protocol classes.
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue.
-    public init(configuration: URLSessionConfiguration, callbackQueue: OperationQueue = .main) {
+    ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
+    ///     `https` → `http` and follows up to 10 redirects.
+    public init(
+        configuration: URLSessionConfiguration,
+        callbackQueue: OperationQueue = .main,
+        redirectPolicy: RedirectPolicy = .default
+    ) {
         let delegateQueue = OperationQueue()
         delegateQueue.name = "Fetch.Session.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
-        self.urlSession = URLSession(
-            configuration: configuration,
-            delegate: SessionDelegate(),
-            delegateQueue: delegateQueue
-        )
+        self.urlSession = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
         self.callbackQueue = callbackQueue
+        self.redirectPolicy = redirectPolicy
         self.defaultTimeout = configuration.timeoutIntervalForRequest
         self.ownsURLSession = true
     }
@@ -79,9 +92,9 @@ public final class Session: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let queue = CompletionDelivery.isImmediate ? nil : callbackQueue
+        let deliver = Delivery(callbackQueue: callbackQueue, completion: completion)
         let call = Call(registry: calls) { error in
-            Self.deliver(.failure(error), on: queue, to: completion)
+            deliver(.failure(error))
         }
         var urlRequest: URLRequest
         switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
@@ -89,7 +102,7 @@ public final class Session: RequestPerforming {
             urlRequest = built
         case .failure(let error):
             if call.finish() {
-                Self.deliver(.failure(error), on: queue, to: completion)
+                deliver(.failure(error))
             }
             return call
         }
@@ -102,21 +115,29 @@ public final class Session: RequestPerforming {
                 call.endWithTimeout(after: timeout)
             }
         #endif
+        let redirectGuard = RedirectGuard(policy: redirectPolicy, originalURL: urlRequest.url ?? request.url)
         let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
             guard !call.isFinished else {
                 return
             }
-            let result: Result<T, any Error> = Exchange.result(
-                for: request,
-                data: data,
-                urlResponse: urlResponse,
-                error: error,
-                errorParser: errorParser
-            )
+            let result: Result<T, any Error> =
+                if let refusal = redirectGuard.refusal {
+                    .failure(refusal)
+                } else {
+                    Exchange.result(
+                        for: request,
+                        data: data,
+                        urlResponse: urlResponse,
+                        error: error,
+                        errorParser: errorParser
+                    )
+                }
             if call.finish() {
-                Self.deliver(result, on: queue, to: completion)
+                deliver(result)
             }
         }
+        // A task delegate, not a session delegate, so that the policy holds on any URLSession, `.shared` included.
+        task.delegate = redirectGuard
         call.start(task)
         return call
     }
@@ -128,23 +149,72 @@ public final class Session: RequestPerforming {
         calls.cancelAll()
     }
 
-    private static func deliver<T: Sendable>(
-        _ result: Result<T, any Error>,
-        on queue: OperationQueue?,
-        to completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
-        guard let queue else {
-            completion(result)
-            return
-        }
-        queue.addOperation {
-            completion(result)
-        }
-    }
 }
 
-/// The `URLSession` delegate of a session that owns its `URLSession`.
-private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {}
+// MARK: - CallbackQueueProviding
+
+extension Session: CallbackQueueProviding {
+    package var deliveryQueue: OperationQueue? { callbackQueue }
+}
+
+/// Applies a ``RedirectPolicy`` to the redirects of one task, as its task delegate.
+///
+/// `@unchecked Sendable`: its mutable state is behind `state`'s lock.
+private final class RedirectGuard: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    private struct State {
+        var redirects = 0
+        var hasLeftOrigin = false
+        var refusal: FetchError?
+    }
+
+    private let policy: RedirectPolicy
+    private let originalURL: URL
+    private let state = Locked(State())
+
+    init(policy: RedirectPolicy, originalURL: URL) {
+        self.policy = policy
+        self.originalURL = originalURL
+    }
+
+    /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
+    var refusal: FetchError? {
+        state.withLock { $0.refusal }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let currentURL = response.url ?? originalURL
+        let next = state.withLock { state -> URLRequest? in
+            let decision = policy.decide(
+                redirect: request,
+                originalURL: originalURL,
+                currentURL: currentURL,
+                redirectsSoFar: state.redirects,
+                hasLeftOrigin: state.hasLeftOrigin
+            )
+            switch decision {
+            case .follow(let next):
+                state.redirects += 1
+                if let target = next.url, !Origin(originalURL).isSame(as: Origin(target)) {
+                    state.hasLeftOrigin = true
+                }
+                return next
+            case .stop:
+                return nil
+            case .refuse(let reason):
+                let target = request.url ?? currentURL
+                state.refusal = .redirectRefused(from: currentURL, to: target, reason: reason)
+                return nil
+            }
+        }
+        completionHandler(next)
+    }
+}
 
 /// One call of ``Session/perform(_:errorParser:completion:)``: its task and whether it has finished.
 ///

@@ -75,6 +75,8 @@ class Exchange(BaseHTTPRequestHandler):
         self.send(status, json.dumps(value).encode(), headers=headers)
 
     def handle_any(self):
+        # One handler serves every request of a keep-alive connection: forget the previous request's body.
+        self.__dict__.pop("_body", None)
         path = self.url.path
         try:
             self.read_body()

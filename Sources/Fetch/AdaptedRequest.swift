@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request as an adapter or authenticator changed it: the `URLRequest` to send, and the request it came from.
+///
+/// Wrapping performers pass these to the performer they wrap, so a `SpyPerformer` underneath records exactly what
+/// went out; ``original`` is the request the app made.
+public struct AdaptedRequest: Request {
+    /// The request the app made.
+    public let original: any Request
+
+    /// The request to send.
+    public let urlRequest: URLRequest
+
+    /// Creates an adapted request.
+    ///
+    /// - Parameters:
+    ///   - original: The request the app made.
+    ///   - urlRequest: The request to send in its place.
+    public init(original: any Request, urlRequest: URLRequest) {
+        self.original = original
+        self.urlRequest = urlRequest
+    }
+
+    /// The URL of ``urlRequest``.
+    public var url: URL { urlRequest.url ?? original.url }
+
+    /// The method of ``urlRequest``.
+    public var method: HTTPMethod { urlRequest.httpMethod.map(HTTPMethod.init(rawValue:)) ?? original.method }
+
+    /// The header fields of ``urlRequest``.
+    public var headers: [String: String]? { urlRequest.allHTTPHeaderFields }
+
+    /// The body of ``urlRequest``.
+    public var body: Data? { urlRequest.httpBody }
+
+    /// The timeout of the original request, so that `nil` still means the session's own.
+    public var timeout: TimeInterval? { original.timeout }
+
+    /// ``urlRequest``, after checking its header fields as any request's are checked.
+    ///
+    /// - Returns: ``urlRequest``.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when an adapter set a header that cannot be sent.
+    public func makeURLRequest() throws -> URLRequest {
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
+        }
+        return urlRequest
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a ``Session`` follows redirects: which ones it refuses, and which headers never travel to another origin.
+///
+/// Whatever the platform's `URLSession` would do, a `Session` removes credentials (``sensitiveHeaders``) from a
+/// redirected request as soon as it leaves the origin (scheme, host and port) of the original request, and never puts
+/// them back on later hops. On Linux, a plain `URLSession` forwards `Authorization: Bearer …` from
+/// `http://127.0.0.1:8080` to `http://127.0.0.2:8080`; a `Session` does not.
+public struct RedirectPolicy: Sendable {
+    /// The most redirects one request follows; the next one fails with ``FetchError/redirectRefused(from:to:reason:)``.
+    /// `0` follows none: the caller receives the 3xx response itself. The default is 10.
+    public var maximumRedirects: Int
+
+    /// Whether a redirect from `https` to `http` is followed. The default is `false`: it fails with
+    /// ``FetchError/redirectRefused(from:to:reason:)``, so that nothing sent over TLS is repeated in clear text.
+    public var allowsInsecureRedirects: Bool
+
+    /// Header fields removed from a request redirected to another origin, matched case-insensitively. The default is
+    /// `Authorization`, `Proxy-Authorization` and `Cookie`; add your own API-key headers.
+    public var sensitiveHeaders: Set<String>
+
+    /// Creates a policy.
+    ///
+    /// - Parameters:
+    ///   - maximumRedirects: The most redirects one request follows. The default is 10.
+    ///   - allowsInsecureRedirects: Whether `https` → `http` redirects are followed. The default is `false`.
+    ///   - sensitiveHeaders: The header fields that never travel to another origin.
+    public init(
+        maximumRedirects: Int = 10,
+        allowsInsecureRedirects: Bool = false,
+        sensitiveHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie"]
+    ) {
+        self.maximumRedirects = maximumRedirects
+        self.allowsInsecureRedirects = allowsInsecureRedirects
+        self.sensitiveHeaders = sensitiveHeaders
+    }
+
+    /// The default policy: up to 10 redirects, no `https` → `http`, credentials kept to their origin.
+    public static let `default` = RedirectPolicy()
+
+    /// What to do with one redirect.
+    public enum Decision: Sendable, Equatable {
+        /// Follow the redirect with this request (sensitive headers already removed where needed).
+        case follow(URLRequest)
+        /// Do not follow it; the caller receives the 3xx response.
+        case stop
+        /// Do not follow it; the call fails with ``FetchError/redirectRefused(from:to:reason:)``.
+        case refuse(reason: String)
+    }
+
+    /// Decides what to do with a redirect.
+    ///
+    /// - Parameters:
+    ///   - redirect: The request the platform proposes for the next hop.
+    ///   - originalURL: The URL of the request as it was first sent.
+    ///   - currentURL: The URL that answered with the redirect.
+    ///   - redirectsSoFar: How many redirects this request has already followed.
+    ///   - hasLeftOrigin: Whether an earlier hop already left the original origin.
+    /// - Returns: The decision.
+    public func decide(
+        redirect: URLRequest,
+        originalURL: URL,
+        currentURL: URL,
+        redirectsSoFar: Int,
+        hasLeftOrigin: Bool
+    ) -> Decision {
+        guard maximumRedirects > 0 else {
+            return .stop
+        }
+        guard redirectsSoFar < maximumRedirects else {
+            return .refuse(reason: "more than \(maximumRedirects) redirects")
+        }
+        guard let target = redirect.url else {
+            return .refuse(reason: "the redirect has no URL")
+        }
+        if !allowsInsecureRedirects, currentURL.scheme?.lowercased() == "https", target.scheme?.lowercased() != "https"
+        {
+            return .refuse(reason: "it would send an https request over \(target.scheme ?? "an unknown scheme")")
+        }
+        var next = redirect
+        if hasLeftOrigin || !Origin(originalURL).isSame(as: Origin(target)) {
+            for name in next.allHTTPHeaderFields?.keys.filter(isSensitive) ?? [] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return .follow(next)
+    }
+
+    private func isSensitive(_ name: String) -> Bool {
+        sensitiveHeaders.contains { HeaderName.equal($0, name) }
+    }
+}
+
+/// The origin of a URL: scheme, host and port (RFC 6454), with default ports made explicit.
+package struct Origin: Equatable {
+    let scheme: String?
+    let host: String?
+    let port: Int?
+
+    package init(_ url: URL) {
+        scheme = url.scheme?.lowercased()
+        host = url.host?.lowercased()
+        port = url.port ?? Self.defaultPort(of: scheme)
+    }
+
+    package func isSame(as other: Origin) -> Bool {
+        self == other
+    }
+
+    private static func defaultPort(of scheme: String?) -> Int? {
+        switch scheme {
+        case "http", "ws": 80
+        case "https", "wss": 443
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,40 @@
+extension RequestPerforming {
+    /// This performer, with each request adapted by `adapters` in order before it is sent.
+    ///
+    /// - Parameter adapters: The adapters, in the order they run.
+    /// - Returns: An ``AdaptingPerformer`` around this performer.
+    public func adapting(_ adapters: [any RequestAdapting]) -> AdaptingPerformer {
+        AdaptingPerformer(wrapping: self, adapters: adapters)
+    }
+
+    /// This performer, with `authenticator`'s credentials on every request, refreshed once when rejected.
+    ///
+    /// - Parameter authenticator: The source of credentials.
+    /// - Returns: An ``AuthenticatingPerformer`` around this performer.
+    public func authenticating(with authenticator: any Authenticator) -> AuthenticatingPerformer {
+        AuthenticatingPerformer(wrapping: self, authenticator: authenticator)
+    }
+
+    /// This performer, retrying failed requests as `policy` says.
+    ///
+    /// - Parameters:
+    ///   - policy: When and how often to retry. The default is ``RetryPolicy/default``.
+    ///   - scheduler: The clock for waits and the deadline. The default is real time.
+    ///   - onEvent: Called with ``FetchEvent/retrying(_:attempt:delay:reason:)`` before each wait.
+    /// - Returns: A ``RetryingPerformer`` around this performer.
+    public func retrying(
+        _ policy: RetryPolicy = .default,
+        scheduler: any Scheduling = DispatchScheduler(),
+        onEvent: (@Sendable (FetchEvent) -> Void)? = nil
+    ) -> RetryingPerformer {
+        RetryingPerformer(wrapping: self, policy: policy, scheduler: scheduler, onEvent: onEvent)
+    }
+
+    /// This performer, reporting every call as ``FetchEvent``s.
+    ///
+    /// - Parameter onEvent: Called with each event.
+    /// - Returns: An ``ObservingPerformer`` around this performer.
+    public func observing(_ onEvent: @escaping @Sendable (FetchEvent) -> Void) -> ObservingPerformer {
+        ObservingPerformer(wrapping: self, onEvent: onEvent)
+    }
+}

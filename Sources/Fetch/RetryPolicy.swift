@@ -1,0 +1,192 @@
+import Foundation
+
+/// When and how often a ``RetryingPerformer`` tries a request again.
+///
+/// The default retries only idempotent methods (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE`), up to 3
+/// attempts in all, after a connection failure, a timeout, or a 408, 429, 502, 503 or 504; it waits with
+/// exponential backoff and jitter, or as long as the server's `Retry-After` asks when that is at most
+/// ``maximumRetryAfter``.
+public struct RetryPolicy: Sendable {
+    /// The most attempts in all, the first one included. `1` never retries. The default is 3.
+    public var maximumAttempts: Int
+
+    /// The wait before the first retry, in seconds; each later wait is ``backoffMultiplier`` times longer.
+    /// The default is 0.5 s.
+    public var initialDelay: TimeInterval
+
+    /// How much longer each wait is than the one before. The default is 2.
+    public var backoffMultiplier: Double
+
+    /// The longest backoff wait, in seconds. The default is 30 s.
+    public var maximumDelay: TimeInterval
+
+    /// The share of each backoff wait that is random, from 0 (none) to 1 (anywhere between no wait and the whole
+    /// wait), so that many clients do not retry in step. The default is 0.2.
+    public var jitter: Double
+
+    /// The longest `Retry-After` honoured, in seconds. A server that asks for a longer wait gets no retry: the
+    /// caller receives its answer at once. The default is 60 s.
+    public var maximumRetryAfter: TimeInterval
+
+    /// The longest time one call may take, all attempts and waits included, in seconds; `nil` for no limit. When it
+    /// passes, the attempt in flight is cancelled and the call fails with ``FetchError/timedOut``. The default is
+    /// `nil`.
+    public var deadline: TimeInterval?
+
+    /// The methods that are retried. The default is the idempotent ones; add `.post` only for endpoints that are
+    /// safe to repeat (with an idempotency key, say).
+    public var retryableMethods: Set<HTTPMethod>
+
+    /// The statuses that are retried. The default is 408, 429, 502, 503 and 504.
+    public var retryableStatuses: Set<Int>
+
+    /// The transport failures that are retried. The default is the connection failures: cannot find or connect to
+    /// the host, connection lost, not connected, DNS failure, and `badServerResponse`, which is how Linux reports a
+    /// connection the server closed without answering ("Empty reply from server").
+    public var retryableErrors: Set<URLError.Code>
+
+    /// Whether a timeout is retried. The default is `true`.
+    public var retriesTimeouts: Bool
+
+    /// Creates a policy; every parameter has the default described on its property.
+    ///
+    /// - Parameters:
+    ///   - maximumAttempts: The most attempts in all.
+    ///   - initialDelay: The first backoff wait, in seconds.
+    ///   - backoffMultiplier: The growth of each wait.
+    ///   - maximumDelay: The longest backoff wait, in seconds.
+    ///   - jitter: The random share of each wait, from 0 to 1.
+    ///   - maximumRetryAfter: The longest `Retry-After` honoured, in seconds.
+    ///   - deadline: The longest time for the whole call, in seconds, or `nil`.
+    ///   - retryableMethods: The methods that are retried.
+    ///   - retryableStatuses: The statuses that are retried.
+    ///   - retryableErrors: The transport failures that are retried.
+    ///   - retriesTimeouts: Whether timeouts are retried.
+    public init(
+        maximumAttempts: Int = 3,
+        initialDelay: TimeInterval = 0.5,
+        backoffMultiplier: Double = 2,
+        maximumDelay: TimeInterval = 30,
+        jitter: Double = 0.2,
+        maximumRetryAfter: TimeInterval = 60,
+        deadline: TimeInterval? = nil,
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
+        retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
+        retryableErrors: Set<URLError.Code> = [
+            .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet, .dnsLookupFailed,
+            .badServerResponse,
+        ],
+        retriesTimeouts: Bool = true
+    ) {
+        self.maximumAttempts = maximumAttempts
+        self.initialDelay = initialDelay
+        self.backoffMultiplier = backoffMultiplier
+        self.maximumDelay = maximumDelay
+        self.jitter = min(max(jitter, 0), 1)
+        self.maximumRetryAfter = maximumRetryAfter
+        self.deadline = deadline
+        self.retryableMethods = retryableMethods
+        self.retryableStatuses = retryableStatuses
+        self.retryableErrors = retryableErrors
+        self.retriesTimeouts = retriesTimeouts
+    }
+
+    /// The default policy.
+    public static let `default` = RetryPolicy()
+
+    /// What to do after an attempt.
+    package enum Decision: Equatable {
+        /// Deliver this attempt's outcome.
+        case deliver
+        /// Try again after this many seconds; `reason` says why, for logs.
+        case retry(after: TimeInterval, reason: String)
+    }
+
+    /// Decides whether to retry after attempt number `attempt` of `method` ended with `outcome`.
+    ///
+    /// - Parameters:
+    ///   - outcome: The raw response, or the transport error.
+    ///   - method: The request's method.
+    ///   - attempt: The number of the attempt that just ended, from 1.
+    ///   - now: The current time, for `Retry-After` dates.
+    ///   - random: A random number in 0...1, for the jitter.
+    /// - Returns: Whether to deliver the outcome or retry, and after how long.
+    package func decide(
+        after outcome: Result<Response, any Error>,
+        method: HTTPMethod,
+        attempt: Int,
+        now: Date,
+        random: Double
+    ) -> Decision {
+        guard attempt < maximumAttempts, retryableMethods.contains(method) else {
+            return .deliver
+        }
+        switch outcome {
+        case .success(let response):
+            guard retryableStatuses.contains(response.status) else {
+                return .deliver
+            }
+            let reason = HTTPStatus.line(response.status)
+            if let header = response.value(forHeader: "Retry-After") {
+                guard let wait = Self.retryAfter(header, now: now), wait <= maximumRetryAfter else {
+                    return .deliver
+                }
+                return .retry(after: wait, reason: "\(reason), Retry-After: \(header)")
+            }
+            return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: reason)
+        case .failure(FetchError.timedOut) where retriesTimeouts:
+            return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: "timed out")
+        case .failure(FetchError.transport(let error)) where retryableErrors.contains(error.code):
+            return .retry(
+                after: backoff(beforeAttempt: attempt + 1, random: random),
+                reason: "URLError \(error.code.rawValue)"
+            )
+        case .failure:
+            return .deliver
+        }
+    }
+
+    /// The backoff wait before attempt number `attempt` (2 or more): exponential, capped, with jitter taken off.
+    package func backoff(beforeAttempt attempt: Int, random: Double) -> TimeInterval {
+        let exponential = initialDelay * pow(backoffMultiplier, Double(max(attempt - 2, 0)))
+        let capped = min(exponential, maximumDelay)
+        return capped * (1 - jitter * min(max(random, 0), 1))
+    }
+
+    /// The wait a `Retry-After` value asks for, in seconds from `now`: delay-seconds or an HTTP-date
+    /// (RFC 9110 §10.2.3). `nil` when the value is neither.
+    package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 {
+            return TimeInterval(seconds)
+        }
+        guard let date = HTTPDate.parse(trimmed) else {
+            return nil
+        }
+        return max(0, date.timeIntervalSince(now))
+    }
+}
+
+/// Reads HTTP-dates (RFC 9110 §5.6.7): the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and the obsolete RFC 850
+/// and asctime forms that recipients must still accept.
+package enum HTTPDate {
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",
+        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
+
+    /// The date `text` names, or `nil` when it is not an HTTP-date.
+    package static func parse(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in formats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) {
+                return date
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,173 @@
+import Fetch
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct RedirectPolicyTests {
+    func request(_ url: String, headers: [String: String] = [:]) throws -> URLRequest {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    let credentials = ["Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic x"]
+
+    @Test func aSameOriginRedirectKeepsCredentials() throws {
+        let next = try request("https://api.example.com/new", headers: credentials)
+        let decision = RedirectPolicy.default.decide(
+            redirect: next,
+            originalURL: try #require(URL(string: "https://api.example.com:443/old")),
+            currentURL: try #require(URL(string: "https://api.example.com/old")),
+            redirectsSoFar: 0,
+            hasLeftOrigin: false
+        )
+        #expect(decision == .follow(next))
+    }
+
+    @Test(arguments: ["https://other.example.com/x", "https://api.example.com:8443/x", "http://api.example.com/x"])
+    func aRedirectToAnotherOriginDropsCredentials(target: String) throws {
+        let policy = RedirectPolicy(allowsInsecureRedirects: true)
+        let decision = policy.decide(
+            redirect: try request(target, headers: credentials.merging(["Accept": "text/plain"]) { $1 }),
+            originalURL: try #require(URL(string: "https://api.example.com/old")),
+            currentURL: try #require(URL(string: "https://api.example.com/old")),
+            redirectsSoFar: 0,
+            hasLeftOrigin: false
+        )
+        guard case .follow(let next) = decision else {
+            Issue.record("expected .follow, got \(decision)")
+            return
+        }
+        #expect(next.allHTTPHeaderFields == ["Accept": "text/plain"])
+    }
+
+    @Test func credentialsDoNotComeBackAfterLeavingTheOrigin() throws {
+        let decision = RedirectPolicy.default.decide(
+            redirect: try request("https://api.example.com/back", headers: credentials),
+            originalURL: try #require(URL(string: "https://api.example.com/old")),
+            currentURL: try #require(URL(string: "https://elsewhere.example.com/hop")),
+            redirectsSoFar: 1,
+            hasLeftOrigin: true
+        )
+        guard case .follow(let next) = decision else {
+            Issue.record("expected .follow, got \(decision)")
+            return
+        }
+        #expect(next.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test func customSensitiveHeadersAreDroppedCaseInsensitively() throws {
+        let policy = RedirectPolicy(sensitiveHeaders: ["x-api-key"])
+        let decision = policy.decide(
+            redirect: try request("https://b.example.com/", headers: ["X-API-Key": "k", "Authorization": "Bearer t"]),
+            originalURL: try #require(URL(string: "https://a.example.com/")),
+            currentURL: try #require(URL(string: "https://a.example.com/")),
+            redirectsSoFar: 0,
+            hasLeftOrigin: false
+        )
+        guard case .follow(let next) = decision else {
+            Issue.record("expected .follow, got \(decision)")
+            return
+        }
+        #expect(next.value(forHTTPHeaderField: "X-API-Key") == nil)
+        #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer t")
+    }
+
+    @Test func anHTTPSToHTTPRedirectIsRefusedByDefault() throws {
+        let decision = RedirectPolicy.default.decide(
+            redirect: try request("http://api.example.com/login"),
+            originalURL: try #require(URL(string: "https://api.example.com/login")),
+            currentURL: try #require(URL(string: "https://api.example.com/login")),
+            redirectsSoFar: 0,
+            hasLeftOrigin: false
+        )
+        guard case .refuse(let reason) = decision else {
+            Issue.record("expected .refuse, got \(decision)")
+            return
+        }
+        #expect(reason.contains("https"))
+    }
+
+    @Test func theRedirectLimitIsConfigurable() throws {
+        let policy = RedirectPolicy(maximumRedirects: 2)
+        let url = try #require(URL(string: "https://a.example.com/"))
+        let next = try request("https://a.example.com/next")
+        #expect(
+            policy.decide(redirect: next, originalURL: url, currentURL: url, redirectsSoFar: 1, hasLeftOrigin: false)
+                == .follow(next))
+        #expect(
+            policy.decide(redirect: next, originalURL: url, currentURL: url, redirectsSoFar: 2, hasLeftOrigin: false)
+                == .refuse(reason: "more than 2 redirects"))
+        #expect(
+            RedirectPolicy(maximumRedirects: 0).decide(
+                redirect: next, originalURL: url, currentURL: url, redirectsSoFar: 0, hasLeftOrigin: false) == .stop)
+    }
+}
+
+/// Redirects through `Session` against the loopback server, which listens on two origins: 127.0.0.1 and 127.0.0.2.
+@Suite struct SessionRedirectTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    func redirect(to target: URL) throws -> URL {
+        var components = try #require(URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
+        return try #require(components.url)
+    }
+
+    let credentials = ["Authorization": "Bearer secret-token", "Cookie": "session=s3cr3t", "X-Trace": "kept"]
+
+    @Test(arguments: [false, true])
+    func aRedirectToAnotherHostArrivesWithoutCredentials(onSharedURLSession: Bool) async throws {
+        let session = onSharedURLSession ? Session(session: .shared) : makeSession()
+        let request = TestRequest(try redirect(to: server.otherOriginURL("/echo/cross")), headers: credentials)
+        let echo: Echo = try await session.perform(request)
+        #expect(echo.path == "/echo/cross")
+        #expect(echo.headers["host"]?.hasPrefix("127.0.0.2") == true)
+        #expect(echo.headers["authorization"] == nil)
+        #expect(echo.headers["cookie"] == nil)
+        #expect(echo.headers["x-trace"] == "kept")
+    }
+
+    @Test func aSameOriginRedirectKeepsCredentials() async throws {
+        let request = TestRequest(try redirect(to: server.url("/echo/same")), headers: credentials)
+        let echo: Echo = try await makeSession().perform(request)
+        #expect(echo.path == "/echo/same")
+        #expect(echo.headers["authorization"] == "Bearer secret-token")
+        #expect(echo.headers["cookie"] == "session=s3cr3t")
+    }
+
+    @Test func beyondTheLimitARedirectIsRefusedWithAClearError() async throws {
+        let session = Session(
+            configuration: .ephemeral,
+            callbackQueue: OperationQueue(),
+            redirectPolicy: RedirectPolicy(maximumRedirects: 1)
+        )
+        let twice = try redirect(to: try redirect(to: server.url("/echo/end")))
+        await #expect {
+            let _: Echo = try await session.perform(TestRequest(twice))
+        } throws: { error in
+            guard case FetchError.redirectRefused(_, _, let reason) = error else {
+                return false
+            }
+            return reason == "more than 1 redirects" && "\(error)".contains("Refused the redirect from")
+        }
+    }
+
+    @Test func withRedirectsOffTheCallerGetsThe3xx() async throws {
+        let session = Session(
+            session: .shared, callbackQueue: OperationQueue(), redirectPolicy: RedirectPolicy(maximumRedirects: 0))
+        let response: Response = try await session.perform(TestRequest(try redirect(to: server.url("/echo/never"))))
+        #expect(response.status == 302)
+        #expect(response.value(forHeader: "location") == server.url("/echo/never").absoluteString)
+        #expect(try await server.hits("/echo/never") == 0)
+    }
+}

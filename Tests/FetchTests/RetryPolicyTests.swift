@@ -1,0 +1,110 @@
+import Fetch
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct RetryPolicyTests {
+    let now = Date(timeIntervalSince1970: 1_796_028_132)
+    let policy = RetryPolicy(jitter: 0)
+
+    func decide(
+        _ outcome: Result<Response, any Error>,
+        method: HTTPMethod = .get,
+        attempt: Int = 1,
+        policy: RetryPolicy? = nil
+    ) -> RetryPolicy.Decision {
+        (policy ?? self.policy).decide(after: outcome, method: method, attempt: attempt, now: now, random: 1)
+    }
+
+    @Test func backoffGrowsExponentiallyUpToTheCap() {
+        let policy = RetryPolicy(initialDelay: 0.5, backoffMultiplier: 2, maximumDelay: 3, jitter: 0)
+        #expect((2...6).map { policy.backoff(beforeAttempt: $0, random: 0.7) } == [0.5, 1, 2, 3, 3])
+    }
+
+    @Test func jitterTakesARandomShareOffTheWait() {
+        let policy = RetryPolicy(initialDelay: 1, jitter: 0.5)
+        #expect(policy.backoff(beforeAttempt: 2, random: 0) == 1)
+        #expect(policy.backoff(beforeAttempt: 2, random: 1) == 0.5)
+        #expect(policy.backoff(beforeAttempt: 2, random: 0.5) == 0.75)
+    }
+
+    @Test(arguments: [408, 429, 502, 503, 504])
+    func retryableStatusesAreRetried(status: Int) {
+        #expect(decide(.success(response(status: status))) == .retry(after: 0.5, reason: HTTPStatusLine.of(status)))
+    }
+
+    @Test(arguments: [200, 400, 401, 404, 500, 501])
+    func otherStatusesAreDelivered(status: Int) {
+        #expect(decide(.success(response(status: status))) == .deliver)
+    }
+
+    @Test(arguments: [HTTPMethod.post, .patch, .connect])
+    func nonIdempotentMethodsAreNotRetriedByDefault(method: HTTPMethod) {
+        #expect(decide(.success(response(status: 503)), method: method) == .deliver)
+        #expect(decide(.failure(FetchError.timedOut), method: method) == .deliver)
+    }
+
+    @Test func aPOSTIsRetriedWhenThePolicySaysSo() {
+        var policy = self.policy
+        policy.retryableMethods.insert(.post)
+        #expect(decide(.success(response(status: 503)), method: .post, policy: policy) != .deliver)
+    }
+
+    @Test func connectionFailuresAndTimeoutsAreRetried() {
+        #expect(decide(.failure(FetchError.timedOut)) == .retry(after: 0.5, reason: "timed out"))
+        #expect(decide(.failure(FetchError.transport(URLError(.cannotConnectToHost)))) != .deliver)
+        #expect(decide(.failure(FetchError.transport(URLError(.networkConnectionLost)))) != .deliver)
+        #expect(decide(.failure(FetchError.transport(URLError(.badURL)))) == .deliver)
+    }
+
+    @Test func aCancelledCallIsNeverRetried() {
+        #expect(decide(.failure(FetchError.cancelled)) == .deliver)
+        #expect(decide(.failure(FetchError.transport(URLError(.cancelled)))) == .deliver)
+    }
+
+    @Test func theLastAttemptIsDelivered() {
+        #expect(decide(.success(response(status: 503)), attempt: 2) != .deliver)
+        #expect(decide(.success(response(status: 503)), attempt: 3) == .deliver)
+    }
+
+    @Test func retryAfterInSecondsSetsTheWait() {
+        let answer = response(status: 503, headers: ["Retry-After": "7"])
+        #expect(decide(.success(answer)) == .retry(after: 7, reason: "503 Service Unavailable, Retry-After: 7"))
+    }
+
+    @Test func retryAfterAsAnHTTPDateSetsTheWait() {
+        let answer = response(status: 429, headers: ["retry-after": "Mon, 30 Nov 2026 08:42:22 GMT"])
+        #expect(
+            decide(.success(answer))
+                == .retry(after: 10, reason: "429 Too Many Requests, Retry-After: Mon, 30 Nov 2026 08:42:22 GMT"))
+    }
+
+    @Test func aRetryAfterLongerThanTheCapIsNotWaitedFor() {
+        let answer = response(status: 503, headers: ["Retry-After": "3600"])
+        #expect(decide(.success(answer)) == .deliver)
+    }
+
+    @Test(arguments: [
+        ("120", 120.0), ("0", 0), ("Mon, 30 Nov 2026 08:43:12 GMT", 60), ("Monday, 30-Nov-26 08:43:12 GMT", 60),
+        ("Mon Nov 30 08:43:12 2026", 60), ("Mon, 30 Nov 2026 08:00:00 GMT", 0),
+    ])
+    func retryAfterValuesAreRead(value: String, seconds: TimeInterval) {
+        #expect(RetryPolicy.retryAfter(value, now: now) == seconds)
+    }
+
+    @Test(arguments: ["soon", "-5", "1.5", ""])
+    func invalidRetryAfterValuesAreIgnored(value: String) {
+        #expect(RetryPolicy.retryAfter(value, now: now) == nil)
+    }
+}
+
+/// `404 Not Found` for a status, as retry reasons name them.
+enum HTTPStatusLine {
+    static func of(_ status: Int) -> String {
+        FetchError.unacceptableStatus(response(status: status)).description
+            .components(separatedBy: " → ").last?.components(separatedBy: ":").first ?? ""
+    }
+}

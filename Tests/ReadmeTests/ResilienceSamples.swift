@@ -1,0 +1,69 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+struct TokenResponse: Decodable, Parsable {
+    let token: String
+}
+
+struct RefreshToken: Request {
+    let baseURL: URL
+    var url: URL { baseURL.appending(path: "token") }
+    var method: HTTPMethod { .post }
+}
+
+func chainSample(session: Session, tokens: BearerAuthenticator) async throws {
+    // README-BEGIN
+    let api =
+        session
+        .observing { event in print(event) }  // GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms
+        .adapting([.header("User-Agent", "MyApp/1.0"), .requestID()])
+        .authenticating(with: tokens)
+        .retrying(RetryPolicy(maximumAttempts: 4, deadline: 30))
+    let user: User = try await api.perform(GetUser(baseURL: baseURL, id: 1))
+    // README-END
+    _ = user
+}
+
+// README-BEGIN
+@Test func retriesAfterA503() throws {
+    let spy = SpyPerformer()
+    let user = Captured<Result<User, any Error>>()
+    spy.retrying(scheduler: TestScheduler()).perform(GetUser(baseURL: baseURL, id: 1), completion: user.capture)
+    spy.complete(status: 503)
+    #expect(spy.requests.count == 2)
+    spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
+    #expect(try user.value?.get().name == "Ada")
+}
+// README-END
+
+func tokenSample(session: Session, savedToken: String?) -> BearerAuthenticator {
+    // README-BEGIN
+    let tokens = BearerAuthenticator(token: savedToken) {
+        let answer: TokenResponse = try await session.perform(RefreshToken(baseURL: baseURL))
+        return answer.token
+    }
+    // README-END
+    return tokens
+}
+
+func redirectSample() -> Session {
+    // README-BEGIN
+    let session = Session(
+        configuration: .default,
+        redirectPolicy: RedirectPolicy(maximumRedirects: 3, sensitiveHeaders: ["Authorization", "Cookie", "X-API-Key"])
+    )
+    // README-END
+    return session
+}
+
+func curlSample() throws {
+    // README-BEGIN
+    print(try GetUser(baseURL: baseURL, id: 1).curlCommand(redacting: ["Authorization", "X-API-Key"]))
+    // README-END
+}
