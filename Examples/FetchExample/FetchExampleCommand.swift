@@ -64,8 +64,17 @@ struct FetchExampleCommand {
         defer { DemoURLProtocol.stopServing(baseURL) }
 
         let session = Session(configuration: sessionConfiguration, callbackQueue: callbackQueue)
+        // --debug logs one line per answer, such as `GET http://…/api/events → 200 OK, 412 bytes in 1.2 ms`; the API
+        // neither knows nor cares that its calls are observed.
         let performer: any RequestPerforming =
-            configuration.debug ? DebugLogPerformer(performer: session, log: errors) : session
+            configuration.debug
+            ? session.observing { event in
+                if case .started = event {
+                    return
+                }
+                errors(event.description)
+            }
+            : session
         let api = API(baseURL: baseURL, performer: performer, maxPOExpense: configuration.maxPOExpense)
         let transcript = Transcript(write: output)
         let flow = DemoFlow(

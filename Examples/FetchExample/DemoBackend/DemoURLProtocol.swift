@@ -21,7 +21,7 @@ final class DemoURLProtocol: URLProtocol {
     /// only be reached through a static; this registry is behind a lock.
     private static let backends = BackendRegistry()
 
-    /// Serves `backend` at a host name of its own and returns its base URL, `http://<unique>.demo.invalid/`.
+    /// Serves `backend` at a host name of its own and returns its base URL, `http://demo-<unique>.invalid/`.
     static func serve(_ backend: DemoBackend) -> URL {
         backends.register(backend)
     }
@@ -91,8 +91,11 @@ private final class BackendRegistry: @unchecked Sendable {
     private var backends: [String: DemoBackend] = [:]
 
     func register(_ backend: DemoBackend) -> URL {
-        let host = "fetch-example-\(UUID().uuidString.lowercased()).demo.invalid"
         lock.lock()
+        var host: String
+        repeat {
+            host = "demo-\(UUID().uuidString.prefix(8).lowercased()).invalid"
+        } while backends[host] != nil
         backends[host] = backend
         lock.unlock()
         guard let url = URL(string: "http://\(host)/") else {
