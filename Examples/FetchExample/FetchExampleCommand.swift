@@ -42,9 +42,6 @@ struct FetchExampleCommand {
             return 64
         }
 
-        let callbackQueue = OperationQueue()
-        callbackQueue.name = "fetch-example.callbacks"
-        callbackQueue.maxConcurrentOperationCount = 1
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
         let baseURL: URL
@@ -61,8 +58,16 @@ struct FetchExampleCommand {
             sessionConfiguration.protocolClasses = [DemoURLProtocol.self]
             output("fetch-example: the embedded demo backend, in process through Session and URLSession")
         }
-        defer { DemoURLProtocol.stopServing(baseURL) }
+        defer {
+            if configuration.server == nil {
+                DemoURLProtocol.stopServing(baseURL)
+            }
+        }
 
+        // A command-line program's main queue does not run unless it is made to: callbacks go to a queue of our own.
+        let callbackQueue = OperationQueue()
+        callbackQueue.name = "fetch-example.callbacks"
+        callbackQueue.maxConcurrentOperationCount = 1
         let session = Session(configuration: sessionConfiguration, callbackQueue: callbackQueue)
         // --debug logs one line per answer, such as `GET http://…/api/events → 200 OK, 412 bytes in 1.2 ms`; the API
         // neither knows nor cares that its calls are observed.
@@ -79,30 +84,8 @@ struct FetchExampleCommand {
         let transcript = Transcript(write: output)
         let flow = DemoFlow(
             api: api, configuration: configuration, callbackQueue: callbackQueue, transcript: transcript)
-        // Every call is bounded by the request timeout; this bounds the whole flow too, in case something never
-        // answers: on expiry every call in flight is cancelled, which completes it.
         let limit = configuration.timeout * 12 + 5
-        let finishedInTime = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await flow.run()
-                return true
-            }
-            group.addTask {
-                do {
-                    try await Task.sleep(for: .seconds(limit))
-                    return false
-                } catch {
-                    return true  // cancelled because the flow finished first
-                }
-            }
-            let first = await group.next() ?? true
-            if !first {
-                session.cancelAllTasks()
-            }
-            group.cancelAll()
-            return first
-        }
-        guard finishedInTime else {
+        guard await run(flow, cancelling: session, after: limit) else {
             errors("fetch-example: gave up: the flow did not finish within \(limit) s; its calls were cancelled")
             return 1
         }
@@ -114,5 +97,32 @@ struct FetchExampleCommand {
         }
         output("Done: all \(transcript.stepCount) steps went as expected.")
         return 0
+    }
+
+    /// Runs `flow`, and returns `false` if it has not finished after `seconds`.
+    ///
+    /// Every call is bounded by the request timeout already; this bounds the whole flow too, in case something never
+    /// answers: on expiry every call of `session` in flight is cancelled, which completes it, so the flow ends.
+    private static func run(_ flow: DemoFlow, cancelling session: Session, after seconds: TimeInterval) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await flow.run()
+                return true
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: .seconds(seconds))
+                    return false
+                } catch {
+                    return true  // cancelled because the flow finished first
+                }
+            }
+            let finished = await group.next() ?? true
+            if !finished {
+                session.cancelAllTasks()
+            }
+            group.cancelAll()
+            return finished
+        }
     }
 }

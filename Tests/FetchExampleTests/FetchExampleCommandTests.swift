@@ -91,4 +91,17 @@ import Testing
         #expect(status == 0)
         #expect(output.values.contains("  ✓ place an order of 2 × Laptop stand (99.80): accepted as PO-1003"))
     }
+
+    @Test func aFailedLoginStopsTheFlowAndSaysWhy() async {
+        let output = Recorder<String>()
+        let status = await FetchExampleCommand.run(
+            arguments: ["--password", "guess"], output: output.record, errors: output.record)
+        #expect(status == 1)
+        #expect(
+            Array(output.values.dropFirst(2)) == [
+                "  ✗ log in as ada: the server answered 401 (unauthorized): wrong username or password",
+                "Stopped: every other call needs a login.",
+                "fetch-example: 1 step(s) did not go as expected (marked ✗ above)",
+            ])
+    }
 }
