@@ -1,0 +1,78 @@
+"""Routes for the performance features' tests: slow responses to share, cacheable responses, large bodies."""
+
+import email.utils
+import time
+
+from test_server import HITS, HITS_LOCK, route
+
+
+def hits_of(exchange):
+    with HITS_LOCK:
+        return HITS.get(exchange.url.path, 0)
+
+
+@route(r"/slow/[^/]+")
+def slow(exchange, match):
+    """Answers after ?ms= milliseconds (default 300) with the number of requests this path has had."""
+    milliseconds = min(int(exchange.query.get("ms", ["300"])[0]), 10_000)
+    time.sleep(milliseconds / 1000)
+    exchange.send_json(200, {"hit": hits_of(exchange)})
+
+
+@route(r"/cacheable/[^/]+")
+def cacheable(exchange, match):
+    """A response with the caching headers the query asks for.
+
+    ?cc= sets Cache-Control, ?etag= sets ETag, ?lm=<seconds ago> sets Last-Modified, ?expires=<seconds from now>
+    sets Expires, ?age= sets Age, ?vary= sets Vary. A request whose If-None-Match or If-Modified-Since matches gets
+    304 Not Modified. The body is {"hit": n}: the number of requests this path has had, so a test can tell a stored
+    body from a new one.
+    """
+    query = {name: values[0] for name, values in exchange.query.items()}
+    now = time.time()
+    headers = {}
+    if "cc" in query:
+        headers["Cache-Control"] = query["cc"]
+    if "etag" in query:
+        headers["ETag"] = f'"{query["etag"]}"'
+    if "lm" in query:
+        headers["Last-Modified"] = email.utils.formatdate(now - int(query["lm"]), usegmt=True)
+    if "expires" in query:
+        headers["Expires"] = email.utils.formatdate(now + int(query["expires"]), usegmt=True)
+    if "age" in query:
+        headers["Age"] = query["age"]
+    if "vary" in query:
+        headers["Vary"] = query["vary"]
+    etag_matches = "ETag" in headers and exchange.headers.get("If-None-Match") == headers["ETag"]
+    modified_matches = (
+        "Last-Modified" in headers
+        and "If-None-Match" not in exchange.headers
+        and exchange.headers.get("If-Modified-Since") is not None
+    )
+    if etag_matches or modified_matches:
+        return exchange.send(304, headers=headers)
+    exchange.send_json(200, {"hit": hits_of(exchange)}, headers=headers)
+
+
+@route(r"/large/(\d+)(/[^/]+)?")
+def large(exchange, match):
+    """A body of the given number of bytes, generated in 1 MiB chunks with a Content-Length, never held whole."""
+    total = int(match.group(1))
+    chunk = bytes(i % 251 for i in range(1 << 20))
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Content-Length", str(total))
+    exchange.end_headers()
+    if exchange.command == "HEAD":
+        return
+    sent = 0
+    while sent < total:
+        part = chunk[: min(len(chunk), total - sent)]
+        exchange.wfile.write(part)
+        sent += len(part)
+
+
+@route(r"/upload/[^/]+", methods=["POST", "PUT"])
+def upload(exchange, match):
+    """How many bytes the request body had."""
+    exchange.send_json(200, {"received": len(exchange.read_body())})
