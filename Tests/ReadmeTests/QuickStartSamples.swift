@@ -3,6 +3,7 @@
 
 // README-BEGIN
 import Fetch
+import Foundation
 
 struct User: Decodable, Parsable {
     let id: Int
@@ -16,8 +17,6 @@ struct GetUser: Request {
     var url: URL { baseURL.appending(path: "users/\(id)") }
 }
 // README-END
-
-import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

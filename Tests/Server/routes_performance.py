@@ -1,9 +1,13 @@
 """Routes for the performance features' tests: slow responses to share, cacheable responses, large bodies."""
 
 import email.utils
+import json
 import time
 
 from test_server import HITS, HITS_LOCK, route
+
+
+CLOCK_OFFSETS = {}  # path of a /cacheable route -> seconds its clock is ahead of real time
 
 
 def hits_of(exchange):
@@ -26,11 +30,12 @@ def cacheable(exchange, match):
     ?cc= sets Cache-Control, ?etag= sets ETag, ?lm=<seconds ago> sets Last-Modified, ?expires=<seconds from now>
     sets Expires, ?age= sets Age, ?vary= sets Vary. A request whose If-None-Match or If-Modified-Since matches gets
     304 Not Modified. The body is {"hit": n}: the number of requests this path has had, so a test can tell a stored
-    body from a new one.
+    body from a new one. Its Date (and the other dates) follow the path's own clock, which a test moves forward
+    with POST /cacheable-clock/<same id>?advance=<seconds> in step with the clock it gives the cache.
     """
     query = {name: values[0] for name, values in exchange.query.items()}
-    now = time.time()
-    headers = {}
+    now = time.time() + CLOCK_OFFSETS.get(exchange.url.path, 0)
+    headers = {"Date": email.utils.formatdate(now, usegmt=True)}
     if "cc" in query:
         headers["Cache-Control"] = query["cc"]
     if "etag" in query:
@@ -49,9 +54,23 @@ def cacheable(exchange, match):
         and "If-None-Match" not in exchange.headers
         and exchange.headers.get("If-Modified-Since") is not None
     )
-    if etag_matches or modified_matches:
-        return exchange.send(304, headers=headers)
-    exchange.send_json(200, {"hit": hits_of(exchange)}, headers=headers)
+    status = 304 if etag_matches or modified_matches else 200
+    body = b"" if status == 304 else json.dumps({"hit": hits_of(exchange)}).encode()
+    exchange.send_response_only(status)
+    if status == 200:
+        headers["Content-Type"] = "application/json"
+        headers["Content-Length"] = str(len(body))
+    for name, value in headers.items():
+        exchange.send_header(name, value)
+    exchange.end_headers()
+    exchange.wfile.write(body)
+
+
+@route(r"/cacheable-clock/([^/]+)", methods=["POST"])
+def cacheable_clock(exchange, match):
+    path = f"/cacheable/{match.group(1)}"
+    CLOCK_OFFSETS[path] = CLOCK_OFFSETS.get(path, 0) + float(exchange.query.get("advance", ["0"])[0])
+    exchange.send_json(200, {"path": path, "offset": CLOCK_OFFSETS[path]})
 
 
 @route(r"/large/(\d+)(/[^/]+)?")

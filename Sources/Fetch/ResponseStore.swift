@@ -1,0 +1,231 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The responses a ``CachingPerformer`` keeps, bounded in bytes, evicting the least recently used first.
+final class ResponseStore: Sendable {
+    private struct Slot {
+        var response: StoredResponse
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var bytes = 0
+        var uses: UInt64 = 0
+    }
+
+    private let limit: Int
+    private let state = Locked(State())
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var bytes: Int {
+        state.withLock { $0.bytes }
+    }
+
+    var count: Int {
+        state.withLock { $0.slots.count }
+    }
+
+    /// The response stored for `key` whose `Vary` headers match `request`, marked as just used.
+    func response(for key: String, matching request: URLRequest) -> StoredResponse? {
+        state.withLock { state in
+            guard var slot = state.slots[key], slot.response.varies(from: request) == false else {
+                return nil
+            }
+            state.uses += 1
+            slot.lastUse = state.uses
+            state.slots[key] = slot
+            return slot.response
+        }
+    }
+
+    /// Stores `response` in place of any response for its key, then evicts the least recently used responses until
+    /// the store fits its limit. A response larger than the whole limit is not stored.
+    func insert(_ response: StoredResponse) {
+        state.withLock { state in
+            if let old = state.slots.removeValue(forKey: response.key) {
+                state.bytes -= old.response.cost
+            }
+            guard response.cost <= limit else {
+                return
+            }
+            state.uses += 1
+            state.slots[response.key] = Slot(response: response, lastUse: state.uses)
+            state.bytes += response.cost
+            while state.bytes > limit, let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.slots[oldest.key] = nil
+                state.bytes -= oldest.value.response.cost
+            }
+        }
+    }
+
+    func remove(_ key: String) {
+        state.withLock { state in
+            if let old = state.slots.removeValue(forKey: key) {
+                state.bytes -= old.response.cost
+            }
+        }
+    }
+
+    func removeAll() {
+        state.withLock { $0 = State() }
+    }
+}
+
+/// A response kept by a ``CachingPerformer``, with what it takes to age it (RFC 9111 §4.2).
+struct StoredResponse: Sendable {
+    let key: String
+    let status: Int
+    let headers: [String: String]
+    let data: Data?
+    let url: URL?
+    /// The request's values of the headers the response's `Vary` names (`nil` for a header it did not send).
+    let varyingValues: [String: String?]
+    let requestTime: Date
+    let responseTime: Date
+
+    /// What the response costs against the store's limit: its body, headers and a fixed overhead.
+    var cost: Int {
+        (data?.count ?? 0) + headers.reduce(256) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// Whether each use needs revalidation: `Cache-Control: no-cache`, or no freshness information at all.
+    var requiresRevalidation: Bool {
+        let control = CacheControl(value(forHeader: "Cache-Control"))
+        return control.noCache || freshnessLifetime <= 0
+    }
+
+    /// Keeps `received` when HTTP allows a private cache to store it and it can be used later; `nil` otherwise.
+    init?(
+        _ received: Response,
+        key: String,
+        request: URLRequest,
+        requestTime: Date,
+        responseTime: Date,
+        storesPrivateResponses: Bool
+    ) {
+        let control = CacheControl(received.value(forHeader: "Cache-Control"))
+        let vary = received.value(forHeader: "Vary").map(Self.fieldNames) ?? []
+        guard received.status == 200, !control.noStore, storesPrivateResponses || !control.isPrivate,
+            !vary.contains("*")
+        else {
+            return nil
+        }
+        var varyingValues: [String: String?] = [:]
+        for name in vary {
+            varyingValues[name] = request.value(forHTTPHeaderField: name)
+        }
+        self.init(
+            key: key,
+            status: received.status,
+            headers: received.headers,
+            data: received.data,
+            url: received.url,
+            varyingValues: varyingValues,
+            requestTime: requestTime,
+            responseTime: responseTime
+        )
+        let hasValidator = value(forHeader: "ETag") != nil || value(forHeader: "Last-Modified") != nil
+        guard freshnessLifetime > 0 || hasValidator else {
+            return nil
+        }
+    }
+
+    private init(
+        key: String,
+        status: Int,
+        headers: [String: String],
+        data: Data?,
+        url: URL?,
+        varyingValues: [String: String?],
+        requestTime: Date,
+        responseTime: Date
+    ) {
+        self.key = key
+        self.status = status
+        self.headers = headers
+        self.data = data
+        self.url = url
+        self.varyingValues = varyingValues
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+    }
+
+    func value(forHeader name: String) -> String? {
+        headers.first { HeaderName.equal($0.key, name) }?.value
+    }
+
+    /// How long the response is fresh after it was generated: `max-age`, else `Expires` minus `Date`, else 0.
+    var freshnessLifetime: TimeInterval {
+        if let maxAge = CacheControl(value(forHeader: "Cache-Control")).maxAge {
+            return maxAge
+        }
+        guard let expiresText = value(forHeader: "Expires") else {
+            return 0
+        }
+        guard let expires = HTTPDate.date(from: expiresText) else {
+            return 0  // an invalid Expires, such as "0", means already expired (RFC 9111 §5.3)
+        }
+        let date = value(forHeader: "Date").flatMap(HTTPDate.date(from:)) ?? responseTime
+        return expires.timeIntervalSince(date)
+    }
+
+    /// The response's age at `now` (RFC 9111 §4.2.3): its age on arrival, from `Date` and `Age`, plus the time
+    /// since.
+    func age(at now: Date) -> TimeInterval {
+        let date = value(forHeader: "Date").flatMap(HTTPDate.date(from:)) ?? responseTime
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let ageValue = value(forHeader: "Age").flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        let initialAge = max(apparentAge, ageValue + responseDelay)
+        return initialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    func isFresh(at now: Date) -> Bool {
+        freshnessLifetime > age(at: now)
+    }
+
+    /// Whether `request` differs from the stored request in a header the response's `Vary` names.
+    func varies(from request: URLRequest) -> Bool {
+        varyingValues.contains { name, value in request.value(forHTTPHeaderField: name) != value }
+    }
+
+    /// The stored response updated by a `304 Not Modified` (RFC 9111 §4.3.4): its header fields replace the stored
+    /// ones of the same name, and its times restart the response's age.
+    func refreshed(by notModified: Response, requestTime: Date, responseTime: Date) -> StoredResponse {
+        var headers = self.headers
+        for (name, value) in notModified.headers where !HeaderName.equal(name, "Content-Length") {
+            if let existing = headers.keys.first(where: { HeaderName.equal($0, name) }) {
+                headers[existing] = nil
+            }
+            headers[name] = value
+        }
+        return StoredResponse(
+            key: key,
+            status: status,
+            headers: headers,
+            data: data,
+            url: url,
+            varyingValues: varyingValues,
+            requestTime: requestTime,
+            responseTime: responseTime
+        )
+    }
+
+    /// The stored response as the answer to `request`.
+    func response(answering request: any Request) -> Response {
+        Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
+    }
+
+    private static func fieldNames(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
+            !$0.isEmpty
+        }
+    }
+}
