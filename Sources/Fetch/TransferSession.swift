@@ -193,9 +193,14 @@ public final class Transfer<Value: Sendable>: Cancellable {
             @escaping @Sendable (TransferProgress) -> Void, @escaping @Sendable (Result<Value, any Error>) -> Void
         ) -> any Cancellable
     ) {
-        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .unbounded)
+        // A slow reader loses intermediate values, never the newest, so memory stays bounded and the last value
+        // is the final count.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: TransferProgress.self,
+            bufferingPolicy: .bufferingNewest(256)
+        )
         progress = stream
-        let cancellable = start({ continuation.yield($0) }) { [outcome] result in
+        let report: @Sendable (Result<Value, any Error>) -> Void = { [outcome] result in
             continuation.finish()
             let waiting = outcome.withLock { outcome -> [CheckedContinuation<Value, any Error>] in
                 guard case .running(let waiting) = outcome else {
@@ -208,6 +213,7 @@ public final class Transfer<Value: Sendable>: Cancellable {
                 waiter.resume(with: result)
             }
         }
+        let cancellable = start({ continuation.yield($0) }, report)
         call.withLock { $0 = cancellable }
     }
 
