@@ -15,10 +15,15 @@ import Foundation
 /// let response = try await download.value
 /// ```
 ///
-/// The body never sits in memory: `URLSession` writes it to a temporary file, which is moved to the destination as
-/// soon as it is complete (on Linux, swift-corelibs-foundation deletes the temporary file when its delegate call
-/// returns, so the move happens inside that call). A response with a status outside 2xx is not kept: its body is
-/// read (up to 1 MiB) into the error, as ``Session`` would report it.
+/// The body never sits in memory: `URLSession` writes it chunk by chunk to a temporary file, which is moved to the
+/// destination as soon as it is complete, inside the delegate call that reports it (on Linux,
+/// swift-corelibs-foundation writes it to `NSTemporaryDirectory()/<UUID>.tmp` and, unlike Apple's `URLSession`,
+/// never deletes it, so it must not be left there). A response with a status outside 2xx writes no file: its body (up
+/// to 1 MiB) goes into the error, as ``Session`` would report it.
+///
+/// On Linux, a download that is cancelled or fails midway leaves its partial `<UUID>.tmp` file in
+/// `NSTemporaryDirectory()`: swift-corelibs-foundation neither deletes it nor says which file it is, and deleting it
+/// while its transfer thread may still write would crash the process.
 ///
 /// A `TransferSession` owns a `URLSession` with a delegate of its own, separate from any ``Session``, and
 /// invalidates it when released.

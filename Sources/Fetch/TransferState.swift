@@ -106,6 +106,18 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
     }
 
     func didFinishDownloading(_ task: URLSessionTask, to location: URL) {
+        let isFinished = state.withLock { state in
+            if case .finished = state.phase {
+                return true
+            }
+            return false
+        }
+        guard !isFinished else {
+            // Cancelled, but swift-corelibs-foundation sometimes finishes the task anyway: keep nothing. A failure
+            // only means the file is gone already.
+            try? FileManager.default.removeItem(at: location)
+            return
+        }
         let outcome = Result<Void, any Error> {
             let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
             if let destination, (200..<300).contains(status) {

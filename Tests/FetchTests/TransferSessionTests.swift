@@ -11,7 +11,8 @@ struct Received: Decodable, Parsable {
     let received: Int
 }
 
-@Suite struct TransferSessionTests {
+/// Serialized, so that the memory the large download measures is not another transfer's of this suite.
+@Suite(.serialized) struct TransferSessionTests {
     let server: TestServer
     let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
     let directory: URL
@@ -53,7 +54,7 @@ struct Received: Decodable, Parsable {
         let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
         #expect((attributes[.size] as? Int) == size)
         let growth = peak - baseline
-        #expect(growth < 48 << 20, "memory grew by \(growth >> 20) MiB while downloading \(size >> 20) MiB")
+        #expect(growth < 80 << 20, "memory grew by \(growth >> 20) MiB while downloading \(size >> 20) MiB")
         let last = try #require(values.last)
         #expect(last == TransferProgress(completedBytes: Int64(size), expectedBytes: Int64(size)))
         #expect(values.count > 2)
@@ -102,7 +103,7 @@ struct Received: Decodable, Parsable {
         let progress = Recorder<TransferProgress>()
 
         let call = transfers.download(
-            TestRequest(server.url("/large/\(1 << 30)/\(UUID().uuidString)")), to: destination,
+            TestRequest(server.url("/large/\(64 << 20)/\(UUID().uuidString)?stall=5000")), to: destination,
             progress: progress.record, completion: results.record)
         _ = try await progress.first()
         call.cancel()
@@ -119,7 +120,7 @@ struct Received: Decodable, Parsable {
     @Test func cancellingTheAwaitingTaskCancelsTheDownload() async throws {
         let destination = directory.appending(path: "task.bin")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
-        let download = transfers.download(TestRequest(server.url("/large/\(1 << 30)")), to: destination)
+        let download = transfers.download(TestRequest(server.url("/large/\(64 << 20)?stall=5000")), to: destination)
         let task = Task { try await download.value }
 
         var iterator = download.progress.makeAsyncIterator()

@@ -75,8 +75,12 @@ def cacheable_clock(exchange, match):
 
 @route(r"/large/(\d+)(/[^/]+)?")
 def large(exchange, match):
-    """A body of the given number of bytes, generated in 1 MiB chunks with a Content-Length, never held whole."""
+    """A body of the given number of bytes, generated in 1 MiB chunks with a Content-Length, never held whole.
+
+    With ?stall=<ms> it waits that long after the first chunk, so that a test can cancel a transfer midway.
+    """
     total = int(match.group(1))
+    stall = min(int(exchange.query.get("stall", ["0"])[0]), 10_000)
     chunk = bytes(i % 251 for i in range(1 << 20))
     exchange.send_response(200)
     exchange.send_header("Content-Type", "application/octet-stream")
@@ -88,6 +92,9 @@ def large(exchange, match):
     while sent < total:
         part = chunk[: min(len(chunk), total - sent)]
         exchange.wfile.write(part)
+        if sent == 0 and stall:
+            exchange.wfile.flush()
+            time.sleep(stall / 1000)
         sent += len(part)
 
 
