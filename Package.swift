@@ -7,10 +7,12 @@ let package = Package(
     products: [
         .library(name: "Fetch", targets: ["Fetch"]),
         .library(name: "FetchTesting", targets: ["FetchTesting"]),
+        .executable(name: "fetch-bench", targets: ["FetchBench"]),
     ],
     targets: [
         .target(name: "Fetch"),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
+        .executableTarget(name: "FetchBench", dependencies: ["Fetch", "FetchTesting"], path: "Benchmarks/FetchBench"),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting"]),
         .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"]),
     ],

@@ -27,7 +27,10 @@ import Foundation
 ///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored response for its URL.
 /// - When the stored bodies and headers exceed ``maximumBytes``, the least recently used responses are removed.
 ///
-/// A fresh hit is parsed and delivered without any network work. Give the wrapped ``Session`` a configuration
+/// A fresh hit is delivered without any network work, and without parsing again: the value first parsed from a
+/// stored response is kept with it, per type, and handed to later callers asking for the same type (values are
+/// immutable, so sharing one is safe). ``Response`` itself is rebuilt for each caller, since it names the caller's
+/// request. Give the wrapped ``Session`` a configuration
 /// without `URLCache` (`configuration.urlCache = nil`) so that only this cache acts: `URLSession`'s own cache would
 /// otherwise answer or rewrite some revalidations before this one sees them.
 ///
@@ -37,7 +40,8 @@ public final class CachingPerformer: RequestPerforming {
     /// The performer that sends the requests that the cache cannot answer.
     public let base: any RequestPerforming
 
-    /// The most bytes of bodies and headers the cache keeps.
+    /// The most bytes of bodies and headers the cache keeps. Values parsed from stored responses, kept with them
+    /// for fresh hits, are not counted.
     public let maximumBytes: Int
 
     /// Whether responses marked `Cache-Control: private` are stored. A cache inside one app serves one user, so the
@@ -114,7 +118,7 @@ public final class CachingPerformer: RequestPerforming {
         let queue = CallbackDelivery.queueForCurrentCall(queue)
         let stored = store.response(for: key, matching: urlRequest)
         if let stored, !asked.noCache, !stored.requiresRevalidation, stored.isFresh(at: now()) {
-            let result = T.parse(response: stored.response(answering: request), errorParser: errorParser)
+            let result = stored.parsed(as: T.self, answering: request, errorParser: errorParser)
             CallbackDelivery.deliver(result, on: queue, to: completion)
             return CompletedCall()
         }

@@ -89,6 +89,8 @@ struct StoredResponse: Sendable {
     let varyingValues: [String: String?]
     let requestTime: Date
     let responseTime: Date
+    /// The values parsed from this response so far, by type.
+    private let parsedValues = ParsedValues()
 
     /// What the response costs against the store's limit: its body, headers and a fixed overhead.
     var cost: Int {
@@ -96,10 +98,11 @@ struct StoredResponse: Sendable {
     }
 
     /// Whether each use needs revalidation: `Cache-Control: no-cache`, or no freshness information at all.
-    var requiresRevalidation: Bool {
-        let control = CacheControl(value(forHeader: "Cache-Control"))
-        return control.noCache || freshnessLifetime <= 0
-    }
+    let requiresRevalidation: Bool
+    /// How long the response is fresh after it was generated: `max-age`, else `Expires` minus `Date`, else 0.
+    let freshnessLifetime: TimeInterval
+    /// The response's age when it arrived (RFC 9111 §4.2.3), from `Date` and `Age`.
+    let initialAge: TimeInterval
 
     /// Keeps `received` when HTTP allows a private cache to store it and it can be used later; `nil` otherwise.
     init?(
@@ -155,36 +158,47 @@ struct StoredResponse: Sendable {
         self.varyingValues = varyingValues
         self.requestTime = requestTime
         self.responseTime = responseTime
+        // Worked out once here, so that a fresh hit does no header parsing.
+        let control = CacheControl(Self.value(forHeader: "Cache-Control", in: headers))
+        let date = Self.value(forHeader: "Date", in: headers).flatMap(HTTPDate.date(from:)) ?? responseTime
+        freshnessLifetime = Self.freshnessLifetime(control: control, headers: headers, date: date)
+        requiresRevalidation = control.noCache || freshnessLifetime <= 0
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let ageValue =
+            Self.value(forHeader: "Age", in: headers).flatMap {
+                TimeInterval($0.trimmingCharacters(in: .whitespaces))
+            } ?? 0
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        initialAge = max(apparentAge, ageValue + responseDelay)
     }
 
     func value(forHeader name: String) -> String? {
+        Self.value(forHeader: name, in: headers)
+    }
+
+    private static func value(forHeader name: String, in headers: [String: String]) -> String? {
         headers.first { HeaderName.equal($0.key, name) }?.value
     }
 
-    /// How long the response is fresh after it was generated: `max-age`, else `Expires` minus `Date`, else 0.
-    var freshnessLifetime: TimeInterval {
-        if let maxAge = CacheControl(value(forHeader: "Cache-Control")).maxAge {
+    /// `max-age`, else `Expires` minus `Date`, else 0 (RFC 9111 §4.2.1).
+    private static func freshnessLifetime(control: CacheControl, headers: [String: String], date: Date)
+        -> TimeInterval
+    {
+        if let maxAge = control.maxAge {
             return maxAge
         }
-        guard let expiresText = value(forHeader: "Expires") else {
+        guard let expiresText = value(forHeader: "Expires", in: headers) else {
             return 0
         }
         guard let expires = HTTPDate.date(from: expiresText) else {
             return 0  // an invalid Expires, such as "0", means already expired (RFC 9111 §5.3)
         }
-        let date = value(forHeader: "Date").flatMap(HTTPDate.date(from:)) ?? responseTime
         return expires.timeIntervalSince(date)
     }
 
-    /// The response's age at `now` (RFC 9111 §4.2.3): its age on arrival, from `Date` and `Age`, plus the time
-    /// since.
+    /// The response's age at `now`: its age on arrival plus the time since.
     func age(at now: Date) -> TimeInterval {
-        let date = value(forHeader: "Date").flatMap(HTTPDate.date(from:)) ?? responseTime
-        let apparentAge = max(0, responseTime.timeIntervalSince(date))
-        let ageValue = value(forHeader: "Age").flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        let initialAge = max(apparentAge, ageValue + responseDelay)
-        return initialAge + max(0, now.timeIntervalSince(responseTime))
+        initialAge + max(0, now.timeIntervalSince(responseTime))
     }
 
     func isFresh(at now: Date) -> Bool {
@@ -218,6 +232,24 @@ struct StoredResponse: Sendable {
         )
     }
 
+    /// The stored response parsed as `T` for `request`: the value parsed before for the same type when there is
+    /// one (a stored response has status 200, so the error parser plays no part in a successful parse).
+    func parsed<T: Parsable>(
+        as type: T.Type,
+        answering request: any Request,
+        errorParser: (any ErrorParsing)?
+    ) -> Result<T, any Error> {
+        let isMemoized = T.self != Response.self
+        if isMemoized, let value = parsedValues.value(of: T.self) {
+            return .success(value)
+        }
+        let result = T.parse(response: response(answering: request), errorParser: errorParser)
+        if isMemoized, case .success(let value) = result {
+            parsedValues.keep(value)
+        }
+        return result
+    }
+
     /// The stored response as the answer to `request`.
     func response(answering request: any Request) -> Response {
         Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
@@ -227,5 +259,18 @@ struct StoredResponse: Sendable {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
             !$0.isEmpty
         }
+    }
+}
+
+/// The values parsed from one stored response, one per type.
+private final class ParsedValues: Sendable {
+    private let values = Locked([ObjectIdentifier: any Sendable]())
+
+    func value<T>(of type: T.Type) -> T? {
+        values.withLock { $0[ObjectIdentifier(type)] } as? T
+    }
+
+    func keep<T: Sendable>(_ value: T) {
+        values.withLock { $0[ObjectIdentifier(T.self)] = value }
     }
 }

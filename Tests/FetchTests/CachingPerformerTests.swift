@@ -286,4 +286,33 @@ final class TestClock: Sendable {
         #expect(performer.storedResponseCount == 0)
         #expect(throws: FetchError.self) { try results.value?.get() }
     }
+
+    @Test func freshHitsReuseTheValueParsedBefore() throws {
+        let mock = MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data(#"{"hit": 1}"#.utf8))
+        let performer = CachingPerformer(mock)
+        let request = TestRequest("http://example.test/counted/\(UUID().uuidString)")
+        let results = Captured<Result<CountedHit, any Error>>()
+        let before = CountedHit.parses.withLock { $0 }
+
+        for _ in 0..<3 {
+            performer.perform(request, completion: results.capture)
+        }
+
+        #expect(try results.value?.get().hit == 1)
+        #expect(CountedHit.parses.withLock { $0 } - before == 2, "parsed on arrival and at the first hit only")
+    }
+}
+
+/// A model that counts how often it is parsed.
+struct CountedHit: Decodable, Parsable {
+    static let parses = Locked(0)
+
+    let hit: Int
+
+    static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<CountedHit, any Error> {
+        parses.withLock { $0 += 1 }
+        return Parsing.requireSuccess(response, errorParser: errorParser).flatMap {
+            Parsing.decode(CountedHit.self, from: $0, with: decoder)
+        }
+    }
 }
