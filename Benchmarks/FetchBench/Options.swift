@@ -26,13 +26,13 @@ struct Options {
     }
 
     /// Requests per side per round (sequential; twice as many at 8 concurrent).
-    var requests: Int { quick ? 60 : 300 }
+    var requests: Int { quick ? 60 : 150 }
 
     /// Rounds per comparison; each side's median is reported.
-    var rounds: Int { quick ? 3 : 15 }
+    var rounds: Int { quick ? 3 : 31 }
 
     /// Bytes parsed per side per round.
-    var parseBytes: Int { quick ? 3_000_000 : 20_000_000 }
+    var parseBytes: Int { quick ? 1_000_000 : 5_000_000 }
 
     var title: String {
         var title = "fetch-bench\(quick ? " --quick" : "")"

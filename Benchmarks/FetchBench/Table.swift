@@ -17,7 +17,7 @@ struct Table {
     }
 
     private var rows: [Row] = []
-    private(set) var allPassed = true
+    private var allPassed = true
 
     /// A row comparing Fetch's median (`a`) with the baseline's (`b`).
     mutating func ratio(_ measure: String, _ values: Comparison, unit: String, target: Target) {
