@@ -35,6 +35,7 @@ public final class TransferSession: Sendable {
     public let callbackQueue: OperationQueue
 
     private let delegate: TransferDelegate
+    private let delegateDispatchQueue: DispatchQueue
     private let defaultTimeout: TimeInterval
 
     /// Creates a transfer session that owns a `URLSession` made from `configuration`.
@@ -48,6 +49,13 @@ public final class TransferSession: Sendable {
         let delegateQueue = OperationQueue()
         delegateQueue.name = "Fetch.TransferSession.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
+        // A serial queue of its own gets a thread even when Dispatch's shared pool is busy. That matters: on Linux,
+        // swift-corelibs-foundation keeps each received chunk alive until its progress callback has run here, so a
+        // starved delegate queue holds the download in memory.
+        // `underlyingQueue` does not retain its queue, so this session does.
+        let dispatchQueue = DispatchQueue(label: "Fetch.TransferSession.delegate", qos: .userInitiated)
+        delegateQueue.underlyingQueue = dispatchQueue
+        self.delegateDispatchQueue = dispatchQueue
         self.delegate = delegate
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
         self.callbackQueue = callbackQueue

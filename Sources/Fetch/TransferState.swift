@@ -20,8 +20,8 @@ protocol TransferTracking: AnyObject, Sendable {
 ///
 /// Whoever ends the transfer first under `state`'s lock (the task completing, a cancellation, a request that
 /// could not be built) reports it, so the completion runs exactly once. Progress values are handed to the callback
-/// only when larger than the last one handed over, and none after the completion, so they stay monotonic even on a
-/// concurrent callback queue.
+/// one at a time, only when larger than the last one handed over, and none after the completion, so they stay
+/// monotonic even on a concurrent callback queue.
 final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
     private enum Phase {
         case created
@@ -31,7 +31,6 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
 
     private struct State {
         var phase = Phase.created
-        var lastDelivered: Int64 = -1
         var body = Data()
         var fileOutcome: Result<Void, any Error>?
     }
@@ -46,6 +45,9 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
     private let parse: @Sendable (Response) -> Result<Value, any Error>
     private let completion: @Sendable (Result<Value, any Error>) -> Void
     private let state = Locked(State())
+    /// The bytes of the last progress value handed to the callback; `.max` once the completion has run. Its lock is
+    /// held while the progress callback runs, so that values reach it one at a time and in order.
+    private let lastDelivered = Locked(Int64(-1))
 
     /// - Parameters:
     ///   - request: The request being sent.
@@ -185,20 +187,17 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
             if let finalProgress {
                 self.deliverProgress(finalProgress)
             }
-            self.state.withLock { $0.lastDelivered = .max }
+            self.lastDelivered.withLock { $0 = .max }
             self.completion(result)
         }
     }
 
     private func deliverProgress(_ value: TransferProgress) {
-        let isNew = state.withLock { state in
-            guard value.completedBytes > state.lastDelivered else {
-                return false
+        lastDelivered.withLock { last in
+            guard value.completedBytes > last else {
+                return
             }
-            state.lastDelivered = value.completedBytes
-            return true
-        }
-        if isNew {
+            last = value.completedBytes
             progress(value)
         }
     }

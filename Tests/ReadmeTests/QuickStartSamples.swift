@@ -3,7 +3,6 @@
 
 // README-BEGIN
 import Fetch
-import Foundation
 
 struct User: Decodable, Parsable {
     let id: Int
@@ -17,6 +16,8 @@ struct GetUser: Request {
     var url: URL { baseURL.appending(path: "users/\(id)") }
 }
 // README-END
+
+import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -44,9 +44,7 @@ import Testing
         var regions: [String] = []
         for file in files {
             var current: [Substring]?
-            for line in try String(contentsOf: file, encoding: .utf8).split(
-                separator: "\n", omittingEmptySubsequences: false)
-            {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed == "// README-BEGIN" {
                     current = []

@@ -1,7 +1,6 @@
 // README-BEGIN
 import Fetch
 import FetchTesting
-import Foundation
 import Testing
 
 struct UserAPI {
@@ -27,14 +26,15 @@ struct UserAPI {
 }
 // README-END
 
+import Foundation
+
 // README-BEGIN
 @Test func showsTheServersReason() throws {
     let mock = MockPerformer(routes: [
         .get("/users/7", .json(#"{"reason": "no such user"}"#, status: 404))
     ])
     let user = Captured<Result<User, any Error>>()
-    mock.perform(
-        GetUser(baseURL: baseURL, id: 7), errorParser: DecodableErrorParser<APIError>(), completion: user.capture)
+    mock.perform(GetUser(baseURL: baseURL, id: 7), errorParser: DecodableErrorParser<APIError>(), completion: user.capture)
     #expect(throws: APIError.self) { try user.value?.get() }
 }
 // README-END

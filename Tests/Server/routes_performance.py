@@ -77,10 +77,13 @@ def cacheable_clock(exchange, match):
 def large(exchange, match):
     """A body of the given number of bytes, generated in 1 MiB chunks with a Content-Length, never held whole.
 
-    With ?stall=<ms> it waits that long after the first chunk, so that a test can cancel a transfer midway.
+    With ?stall=<ms> it waits that long after the first chunk, so that a test can cancel a transfer midway. With
+    ?rate=<MiB/s> it sends no faster than that, as a fast network would (loopback runs at over 1 GiB/s).
     """
     total = int(match.group(1))
     stall = min(int(exchange.query.get("stall", ["0"])[0]), 10_000)
+    rate = float(exchange.query.get("rate", ["0"])[0])
+    started = time.monotonic()
     chunk = bytes(i % 251 for i in range(1 << 20))
     exchange.send_response(200)
     exchange.send_header("Content-Type", "application/octet-stream")
@@ -96,6 +99,10 @@ def large(exchange, match):
             exchange.wfile.flush()
             time.sleep(stall / 1000)
         sent += len(part)
+        if rate:
+            ahead = sent / (rate * (1 << 20)) - (time.monotonic() - started)
+            if ahead > 0:
+                time.sleep(ahead)
 
 
 @route(r"/upload/[^/]+", methods=["POST", "PUT"])
