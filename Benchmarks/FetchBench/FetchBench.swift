@@ -74,6 +74,16 @@ struct FetchBench {
             // Warm up both sides: connections, lazy globals, caches.
             _ = throughput(count: 50, concurrency: 8) { contenders.handWritten(url, completion: $0) }
             _ = throughput(count: 50, concurrency: 8) { contenders.session.perform(request, completion: $0) }
+            // A/A control: the hand-written code against itself shows how far apart two identical sides land on
+            // this machine, that is what a ratio can resolve.
+            let control = interleaved(rounds: options.rounds) {
+                throughput(count: options.requests, concurrency: 1) { contenders.handWritten(url, completion: $0) }
+            } _: {
+                throughput(count: options.requests, concurrency: 1) { contenders.handWritten(url, completion: $0) }
+            }
+            table.value(
+                "Control: hand-written vs itself, sequential, \(transport.name)", String(format: "%.0f", control.a),
+                baseline: String(format: "%.0f", control.b), ratio: String(format: "%.3fx", control.ratio))
             for concurrency in [1, 8] {
                 // The in-process backend answers about four times as fast as a loopback server.
                 let count = options.requests * (concurrency == 1 ? 1 : 2) * (transport.name == "in-process" ? 3 : 1)

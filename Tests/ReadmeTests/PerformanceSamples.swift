@@ -11,7 +11,7 @@ import Foundation
 func cachingSample() async throws {
     // README-BEGIN
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.urlCache = nil  // only Fetch's cache answers, with the rules below
+    configuration.urlCache = nil  // only Fetch's cache answers
     let session = Session(configuration: configuration)
     let performer = CachingPerformer(DeduplicatingPerformer(session), maximumBytes: 32 << 20)
 
