@@ -8,10 +8,12 @@ let package = Package(
         .library(name: "Fetch", targets: ["Fetch"]),
         .library(name: "FetchTesting", targets: ["FetchTesting"]),
         .executable(name: "fetch-example", targets: ["FetchExample"]),
+        .executable(name: "fetch-bench", targets: ["FetchBench"]),
     ],
     targets: [
         .target(name: "Fetch"),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
+        .executableTarget(name: "FetchBench", dependencies: ["Fetch", "FetchTesting"], path: "Benchmarks/FetchBench"),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting"]),
         .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"]),
         // The example: a command-line client of a demo company API. Its data and the Python demo server that

@@ -6,3 +6,10 @@ public protocol Cancellable: Sendable {
     /// Cancels the call if it has not finished yet.
     func cancel()
 }
+
+/// A call that finished before `perform` returned: cancelling it does nothing.
+package struct CompletedCall: Cancellable {
+    package init() {}
+
+    package func cancel() {}
+}

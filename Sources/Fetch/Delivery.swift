@@ -19,11 +19,34 @@ package struct Delivery<T: Sendable>: Sendable {
         matching performer: any RequestPerforming,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        self.init(callbackQueue: (performer as? any CallbackQueueProviding)?.deliveryQueue, completion: completion)
+        self.init(callbackQueue: CallbackDelivery.queue(of: performer), completion: completion)
     }
 
     /// Calls the completion with `result`, on the queue if there is one.
     package func callAsFunction(_ result: Result<T, any Error>) {
+        CallbackDelivery.deliver(result, on: queue, to: completion)
+    }
+}
+
+/// Where wrapping performers call a completion, for those that keep the queue apart from the completion.
+package enum CallbackDelivery {
+    /// The queue a wrapper of `performer` delivers on: `performer`'s own when it has one, otherwise none (the
+    /// thread that finished the call).
+    package static func queue(of performer: any RequestPerforming) -> OperationQueue? {
+        (performer as? any CallbackQueueProviding)?.deliveryQueue
+    }
+
+    /// The queue for the call being started on this task: `nil` when an `async` form asked for direct delivery.
+    package static func queueForCurrentCall(_ queue: OperationQueue?) -> OperationQueue? {
+        CompletionDelivery.isImmediate ? nil : queue
+    }
+
+    /// Calls `completion` with `result` on `queue`, or directly when `queue` is `nil`.
+    package static func deliver<T: Sendable>(
+        _ result: Result<T, any Error>,
+        on queue: OperationQueue?,
+        to completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
         guard let queue else {
             completion(result)
             return

@@ -160,33 +160,9 @@ public struct RetryPolicy: Sendable {
         if let seconds = Int(trimmed), seconds >= 0 {
             return TimeInterval(seconds)
         }
-        guard let date = HTTPDate.parse(trimmed) else {
+        guard let date = HTTPDate.date(from: trimmed) else {
             return nil
         }
         return max(0, date.timeIntervalSince(now))
-    }
-}
-
-/// Reads HTTP-dates (RFC 9110 §5.6.7): the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and the obsolete RFC 850
-/// and asctime forms that recipients must still accept.
-package enum HTTPDate {
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",
-        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",
-        "EEE MMM d HH:mm:ss yyyy",
-    ]
-
-    /// The date `text` names, or `nil` when it is not an HTTP-date.
-    package static func parse(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in formats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                return date
-            }
-        }
-        return nil
     }
 }

@@ -89,7 +89,7 @@ public final class MockPerformer: RequestPerforming {
             try handler(request)
         }
         completion(result)
-        return FinishedCall()
+        return CompletedCall()
     }
 }
 
@@ -171,9 +171,4 @@ extension MockPerformer {
                 + " (path \(request.url.path)); its routes: \(known)"
         }
     }
-}
-
-/// The handle of a call that finished before `perform` returned: nothing is left to cancel.
-struct FinishedCall: Cancellable {
-    func cancel() {}
 }

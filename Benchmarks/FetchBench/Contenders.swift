@@ -1,0 +1,132 @@
+import Fetch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The two sides of a throughput comparison over the same `URLSession`: Fetch's ``Session`` and the code a person
+/// writes by hand with `URLSession.dataTask` and `JSONDecoder`.
+struct Contenders {
+    let urlSession: URLSession
+    let session: Session
+    let queue: OperationQueue
+    let decoder = JSONDecoder()
+
+    init(configuration: URLSessionConfiguration) {
+        queue = OperationQueue()
+        queue.name = "fetch-bench.callbacks"
+        urlSession = URLSession(configuration: configuration)
+        session = Session(session: urlSession, callbackQueue: queue)
+    }
+
+    /// Hand-written: a data task, a status check, `JSONDecoder`, and the result handed to the callback queue.
+    func handWritten(_ url: URL, completion: @escaping @Sendable (Result<[Item], any Error>) -> Void) {
+        let queue = queue
+        let decoder = decoder
+        urlSession.dataTask(with: URLRequest(url: url)) { data, response, error in
+            let result = Self.decode(data, response, error, with: decoder)
+            queue.addOperation { completion(result) }
+        }.resume()
+    }
+
+    /// Hand-written `async`: the same, through a checked continuation.
+    func handWritten(_ url: URL) async throws -> [Item] {
+        let decoder = decoder
+        return try await withCheckedThrowingContinuation { continuation in
+            urlSession.dataTask(with: URLRequest(url: url)) { data, response, error in
+                continuation.resume(with: Self.decode(data, response, error, with: decoder))
+            }.resume()
+        }
+    }
+
+    private static func decode(
+        _ data: Data?,
+        _ response: URLResponse?,
+        _ error: (any Error)?,
+        with decoder: JSONDecoder
+    ) -> Result<[Item], any Error> {
+        if let error {
+            return .failure(error)
+        }
+        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode), let data else {
+            return .failure(URLError(.badServerResponse))
+        }
+        return Result { try decoder.decode([Item].self, from: data) }
+    }
+}
+
+/// Requests per second of `count` calls of `call`, `concurrency` at a time, each chain starting its next call from
+/// the previous one's completion.
+func throughput(
+    count: Int,
+    concurrency: Int,
+    _ call: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
+) -> Double {
+    let group = DispatchGroup()
+    let remaining = Locked(count)
+    let failures = Locked(0)
+    @Sendable func next() {
+        let go = remaining.withLock { remaining -> Bool in
+            guard remaining > 0 else {
+                return false
+            }
+            remaining -= 1
+            return true
+        }
+        guard go else {
+            group.leave()
+            return
+        }
+        call { result in
+            if case .failure = result {
+                failures.withLock { $0 += 1 }
+            }
+            next()
+        }
+    }
+    let start = now()
+    for _ in 0..<concurrency {
+        group.enter()
+        next()
+    }
+    group.wait()
+    let seconds = Double(now() - start) / 1e9
+    let failed = failures.withLock { $0 }
+    if failed > 0 {
+        print("warning: \(failed) of \(count) requests failed")
+    }
+    return Double(count) / seconds
+}
+
+/// Requests per second of `count` `async` calls, `concurrency` tasks at a time.
+func asyncThroughput(
+    count: Int,
+    concurrency: Int,
+    _ call: @escaping @Sendable () async throws -> [Item]
+) -> Double {
+    blocking {
+        let start = now()
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<concurrency {
+                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
+                group.addTask {
+                    var failures = 0
+                    for _ in 0..<share {
+                        do {
+                            _ = try await call()
+                        } catch {
+                            failures += 1
+                        }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        if failures > 0 {
+            print("warning: \(failures) of \(count) requests failed")
+        }
+        return Double(count) / (Double(now() - start) / 1e9)
+    }
+}

@@ -1,0 +1,304 @@
+import Fetch
+import FetchTesting
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `fetch-bench`: measures Fetch side by side with hand-written `URLSession` code in one run and prints one table of
+/// ratios, each target marked PASS or FAIL.
+///
+/// ```text
+/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k]
+/// ```
+///
+/// Each comparison runs the two sides alternately (A B A B …) for several rounds and reports the medians.
+@main
+struct FetchBench {
+    static func main() {
+        let options = Options(CommandLine.arguments.dropFirst())
+        if let problem = options.problem {
+            print(problem)
+            print("usage: fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k]")
+            exit(2)
+        }
+        var table = Table()
+        let start = now()
+        throughputRows(into: &table, options: options)
+        overheadRow(into: &table, options: options)
+        parseRows(into: &table, options: options)
+        callbackQueueRows(into: &table, options: options)
+        let deduplicated = deduplicationRows(into: &table, options: options)
+        let cached = cacheRows(into: &table, options: options)
+        let seconds = Double(now() - start) / 1e9
+        print(table.render(title: options.title, footer: String(format: "%.1f s", seconds)))
+        // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.
+        // A performer that stops working (dedup, a cache that stores nothing) fails the run.
+        guard deduplicated, cached else {
+            print("fetch-bench: deduplication or caching did not work (see the table)")
+            exit(1)
+        }
+    }
+
+    static func inProcessConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [InProcessBackend.self]
+        configuration.urlCache = nil
+        return configuration
+    }
+
+    static func serverConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpMaximumConnectionsPerHost = 8
+        return configuration
+    }
+
+    static let inProcessURL = URL(string: "http://fetch-bench.invalid/items-1k")
+
+    // MARK: - 1. Session vs hand-written URLSession
+
+    static func throughputRows(into table: inout Table, options: Options) {
+        var transports: [(name: String, configuration: URLSessionConfiguration, url: URL)] = []
+        if let url = inProcessURL {
+            transports.append(("in-process", inProcessConfiguration(), url))
+        }
+        if let server = options.server {
+            transports.append(("server", serverConfiguration(), server))
+        }
+        for transport in transports {
+            let contenders = Contenders(configuration: transport.configuration)
+            let url = transport.url
+            let request = Get(url: url)
+            // Warm up both sides: connections, lazy globals, caches.
+            _ = throughput(count: 50, concurrency: 8) { contenders.handWritten(url, completion: $0) }
+            _ = throughput(count: 50, concurrency: 8) { contenders.session.perform(request, completion: $0) }
+            // A/A control: the hand-written code against itself shows how far apart two identical sides land on
+            // this machine, that is what a ratio can resolve.
+            let control = interleaved(rounds: options.rounds) {
+                throughput(count: options.requests, concurrency: 1) { contenders.handWritten(url, completion: $0) }
+            } _: {
+                throughput(count: options.requests, concurrency: 1) { contenders.handWritten(url, completion: $0) }
+            }
+            table.value(
+                "Control: hand-written vs itself, sequential, \(transport.name)", String(format: "%.0f", control.a),
+                baseline: String(format: "%.0f", control.b), ratio: String(format: "%.3fx", control.ratio))
+            for concurrency in [1, 8] {
+                // The in-process backend answers about four times as fast as a loopback server.
+                let count = options.requests * (concurrency == 1 ? 1 : 2) * (transport.name == "in-process" ? 3 : 1)
+                let kind = concurrency == 1 ? "sequential" : "\(concurrency) concurrent"
+                let callback = interleaved(rounds: options.rounds) {
+                    throughput(count: count, concurrency: concurrency) { completion in
+                        contenders.session.perform(request, completion: completion)
+                    }
+                } _: {
+                    throughput(count: count, concurrency: concurrency) { completion in
+                        contenders.handWritten(url, completion: completion)
+                    }
+                }
+                table.ratio(
+                    "Session callback, \(kind), \(transport.name) (req/s)", callback, unit: "",
+                    target: .atLeast(0.97))
+                let async = interleaved(rounds: options.rounds) {
+                    asyncThroughput(count: count, concurrency: concurrency) {
+                        try await contenders.session.perform(request)
+                    }
+                } _: {
+                    asyncThroughput(count: count, concurrency: concurrency) {
+                        try await contenders.handWritten(url)
+                    }
+                }
+                table.ratio(
+                    "Session async, \(kind), \(transport.name) (req/s)", async, unit: "", target: .atLeast(0.97))
+            }
+        }
+    }
+
+    /// Fetch's own CPU work per request, apart from transport and parsing: building the `URLRequest` and reading
+    /// the answer (eight header fields, as nginx sends) into a ``Response``. It bounds what Session can cost.
+    static func overheadRow(into table: inout Table, options: Options) {
+        guard let url = inProcessURL else {
+            return
+        }
+        let request = Get(url: url)
+        let headers = [
+            "Server": "nginx/1.22.1", "Date": "Mon, 30 Nov 2026 09:11:04 GMT", "Content-Type": "application/json",
+            "Content-Length": "934", "Last-Modified": "Mon, 30 Nov 2026 09:10:04 GMT", "Connection": "keep-alive",
+            "ETag": "\"692b0a6c-3a6\"", "Accept-Ranges": "bytes",
+        ]
+        guard
+            let answer = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)
+        else {
+            return
+        }
+        let perCall = median(
+            (0..<options.rounds).map { _ in
+                timePerCall(options.requests * 20) {
+                    _ = Exchange.makeURLRequest(for: request, defaultTimeout: 60)
+                    _ = Exchange.response(for: request, data: Payload.small, urlResponse: answer, error: nil)
+                }
+            })
+        table.value("Fetch's own work per request, without transport and parse (µs)", String(format: "%.1f", perCall))
+    }
+
+    // MARK: - 2. The parse path
+
+    static func parseRows(into table: inout Table, options: Options) {
+        let decoder = JSONDecoder()
+        let request = Get(url: URL(fileURLWithPath: "/items"))
+        for (name, payload) in [("1 KB", Payload.small), ("100 KB", Payload.medium), ("1 MB", Payload.large)] {
+            let response = Response(status: 200, data: payload, originalRequest: request)
+            let repetitions = max(3, options.parseBytes / payload.count)
+            let timing = interleaved(rounds: options.rounds) {
+                timePerCall(repetitions) { _ = [Item].parse(response: response, errorParser: nil) }
+            } _: {
+                timePerCall(repetitions) { _ = try? decoder.decode([Item].self, from: payload) }
+            }
+            table.ratio(
+                "Decodable parse vs bare JSONDecoder, \(name) (µs)", timing, unit: "µs", target: .atMost(1.05))
+        }
+        let mock = MockPerformer(status: 200, data: Payload.small)
+        let mockRequest = Get(url: URL(fileURLWithPath: "/items"))
+        let perCall = median(
+            (0..<options.rounds).map { _ in
+                timePerCall(options.requests * 10) {
+                    mock.perform(mockRequest) { (_: Result<[Item], any Error>) in }
+                }
+            })
+        table.value("MockPerformer round trips, 1 KB (per s)", String(format: "%.0f", 1e6 / perCall))
+    }
+
+    /// Microseconds per call of `body`, over `repetitions` calls.
+    static func timePerCall(_ repetitions: Int, _ body: () -> Void) -> Double {
+        let start = now()
+        for _ in 0..<repetitions {
+            body()
+        }
+        return Double(now() - start) / 1e3 / Double(repetitions)
+    }
+
+    // MARK: - 3. Time on the callback queue
+
+    static func callbackQueueRows(into table: inout Table, options: Options) {
+        var medians: [String: Double] = [:]
+        for (name, path) in [("1 KB", "items-1k"), ("1 MB", "items-1m")] {
+            guard let url = URL(string: "http://fetch-bench.invalid/\(path)") else {
+                continue
+            }
+            let queue = TimingQueue()
+            queue.maxConcurrentOperationCount = 1  // serial, as the main queue is
+            let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: queue)
+            let count = path == "items-1m" ? max(20, options.requests / 5) : options.requests * 2
+            // The completion only leaves a group that nobody waits on until the end: what the queue spends is
+            // Fetch's delivery, not a thread wake-up or the next request.
+            let delivered = DispatchGroup()
+            for _ in 0..<count {
+                delivered.enter()
+                session.perform(Get(url: url)) { (_: Result<[Item], any Error>) in delivered.leave() }
+            }
+            delivered.wait()
+            let value = median(queue.microseconds)
+            medians[name] = value
+            table.value(
+                "Callback-queue time per response, \(name) (µs)", String(format: "%.1f", value), target: "<= 20",
+                passed: value <= 20)
+        }
+        if let small = medians["1 KB"], let large = medians["1 MB"] {
+            let independent = large <= max(small * 1.5, small + 5)
+            table.value(
+                "Callback-queue time, 1 MB vs 1 KB", String(format: "%.2fx", large / small),
+                target: "size-independent", passed: independent)
+        }
+    }
+
+    // MARK: - 4. Deduplication and caching
+
+    /// Returns whether deduplication worked.
+    static func deduplicationRows(into table: inout Table, options: Options) -> Bool {
+        guard let url = URL(string: "http://fetch-bench.invalid/slow") else {
+            return false
+        }
+        let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: .init())
+        var counts: [Int] = []
+        for performer in [DeduplicatingPerformer(session) as any RequestPerforming, session] {
+            let before = InProcessBackend.requests.withLock { $0 }
+            let group = DispatchGroup()
+            for _ in 0..<100 {
+                group.enter()
+                performer.perform(Get(url: url)) { (_: Result<[Item], any Error>) in group.leave() }
+            }
+            group.wait()
+            counts.append(InProcessBackend.requests.withLock { $0 } - before)
+        }
+        table.value(
+            "100 concurrent identical GETs → backend requests", "\(counts[0])", baseline: "\(counts[1])",
+            target: "1", passed: counts[0] == 1)
+        return counts[0] == 1
+    }
+
+    /// Returns whether the cache stored the response and answered from it.
+    static func cacheRows(into table: inout Table, options: Options) -> Bool {
+        let name = options.server == nil ? "in-process backend" : "loopback server"
+        let configuration = options.server == nil ? inProcessConfiguration() : serverConfiguration()
+        guard let url = options.server ?? inProcessURL,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else {
+            return false
+        }
+        components.path = "/cacheable"  // the same payload with Cache-Control: max-age=3600
+        guard let cacheableURL = components.url else {
+            return false
+        }
+        let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
+        let cache = CachingPerformer(session)
+        let trips = max(10, options.requests / 4)
+        let timing = blocking {
+            // Store the response once; every later call is a fresh hit.
+            _ = try? await cache.perform(Get(url: cacheableURL)) as [Item]
+            var hits: [Double] = []
+            var roundTrips: [Double] = []
+            for _ in 0..<options.rounds {
+                var start = now()
+                for _ in 0..<options.requests {
+                    _ = try? await cache.perform(Get(url: cacheableURL)) as [Item]
+                }
+                hits.append(Double(now() - start) / 1e3 / Double(options.requests))
+                start = now()
+                for _ in 0..<trips {
+                    _ = try? await session.perform(Get(url: url)) as [Item]
+                }
+                roundTrips.append(Double(now() - start) / 1e3 / Double(trips))
+            }
+            return (median(hits), median(roundTrips))
+        }
+        let stored = cache.storedResponseCount == 1
+        let speedup = timing.1 / timing.0
+        table.value(
+            "Cache fresh hit vs \(name) round trip (µs)", String(format: "%.1f", timing.0),
+            baseline: String(format: "%.1f", timing.1), ratio: String(format: "%.0fx", speedup),
+            target: stored ? ">= 50x" : ">= 50x (nothing was stored!)", passed: stored && speedup >= 50)
+        return stored
+    }
+}
+
+/// A callback queue that measures how long each delivered operation runs on it.
+final class TimingQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked Sendable: OperationQueue is thread-safe; the only state added is `durations`, a Locked.
+    private let durations = Locked([Double]())
+
+    /// Microseconds each delivered operation ran, in order.
+    var microseconds: [Double] {
+        durations.withLock { $0 }
+    }
+
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        let durations = durations
+        super.addOperation {
+            let start = now()
+            block()
+            let elapsed = Double(now() - start) / 1e3
+            durations.withLock { $0.append(elapsed) }
+        }
+    }
+}

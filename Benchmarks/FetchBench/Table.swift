@@ -1,0 +1,83 @@
+import Foundation
+
+/// The one table `fetch-bench` prints: a row per measure, Fetch beside the baseline, the ratio and the target.
+struct Table {
+    enum Target {
+        case atLeast(Double)
+        case atMost(Double)
+    }
+
+    private struct Row {
+        var measure: String
+        var fetch: String
+        var baseline: String
+        var ratio: String
+        var target: String
+        var result: String
+    }
+
+    private var rows: [Row] = []
+    private var allPassed = true
+
+    /// A row comparing Fetch's median (`a`) with the baseline's (`b`).
+    mutating func ratio(_ measure: String, _ values: Comparison, unit: String, target: Target) {
+        let ratio = values.ratio
+        let (text, passed) =
+            switch target {
+            case .atLeast(let bound): (String(format: ">= %.2fx", bound), ratio >= bound)
+            case .atMost(let bound): (String(format: "<= %.2fx", bound), ratio <= bound)
+            }
+        let format = unit == "µs" ? "%.1f" : "%.0f"
+        add(
+            Row(
+                measure: measure, fetch: String(format: format, values.a), baseline: String(format: format, values.b),
+                ratio: String(format: "%.3fx", ratio), target: text, result: passed ? "PASS" : "FAIL"),
+            passed: passed)
+    }
+
+    /// A row with a value of Fetch's, and a target when there is one.
+    mutating func value(
+        _ measure: String,
+        _ fetch: String,
+        baseline: String = "",
+        ratio: String = "",
+        target: String = "",
+        passed: Bool? = nil
+    ) {
+        let result = passed.map { $0 ? "PASS" : "FAIL" } ?? ""
+        add(
+            Row(measure: measure, fetch: fetch, baseline: baseline, ratio: ratio, target: target, result: result),
+            passed: passed ?? true)
+    }
+
+    private mutating func add(_ row: Row, passed: Bool) {
+        rows.append(row)
+        allPassed = allPassed && passed
+    }
+
+    /// The table as Markdown, so that it can be pasted into Benchmarks/README.md as is.
+    func render(title: String, footer: String) -> String {
+        let header = Row(
+            measure: "Measure", fetch: "Fetch", baseline: "Baseline", ratio: "Ratio", target: "Target",
+            result: "Result")
+        let all = [header] + rows
+        let columns: [(Row) -> String] = [\.measure, \.fetch, \.baseline, \.ratio, \.target, \.result]
+        let widths = columns.map { column in all.map { column($0).count }.max() ?? 0 }
+        func line(_ row: Row) -> String {
+            let cells = zip(columns, widths).enumerated().map { index, pair in
+                let text = pair.0(row)
+                let padding = String(repeating: " ", count: pair.1 - text.count)
+                return index == 0 ? text + padding : padding + text
+            }
+            return "| " + cells.joined(separator: " | ") + " |"
+        }
+        let rule =
+            "|"
+            + widths.enumerated().map { index, width in
+                index == 0 ? String(repeating: "-", count: width + 2) : String(repeating: "-", count: width + 1) + ":"
+            }.joined(separator: "|") + "|"
+        let verdict = allPassed ? "every target met" : "some targets missed"
+        return ([title, "", line(header), rule] + rows.map(line) + ["", "\(footer); \(verdict)"]).joined(
+            separator: "\n")
+    }
+}

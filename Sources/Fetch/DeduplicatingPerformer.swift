@@ -1,0 +1,227 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``RequestPerforming`` object that lets identical safe requests in flight share one network request.
+///
+/// While a `GET` or `HEAD` request is in flight, another request for the same method, URL and header fields (and no
+/// body) joins it instead of sending a request of its own:
+///
+/// ```swift
+/// let performer = DeduplicatingPerformer(Session())
+/// async let first: User = performer.perform(GetUser(id: 1))
+/// async let second: User = performer.perform(GetUser(id: 1))  // no second request reaches the server
+/// ```
+///
+/// Each caller still gets its own completion, with the response parsed as its own type and read by its own error
+/// parser. A caller that cancels gets ``FetchError/cancelled`` and leaves the others waiting; the shared request is
+/// cancelled only when every caller has cancelled. Other requests pass through unchanged.
+///
+/// Completions are called on the wrapped performer's callback queue when it has one (a ``Session``), otherwise on
+/// the thread where the shared response arrived; the `async` forms do not use a queue.
+public final class DeduplicatingPerformer: RequestPerforming {
+    /// The performer that sends the requests.
+    public let base: any RequestPerforming
+
+    private let queue: OperationQueue?
+    private let flights = Locked([FlightKey: Flight]())
+
+    /// Creates a performer that shares identical requests in flight through `base`.
+    ///
+    /// - Parameter base: The performer that sends the requests, such as a ``Session``.
+    public init(_ base: any RequestPerforming) {
+        self.base = base
+        self.queue = CallbackDelivery.queue(of: base)
+    }
+
+    /// The number of shared requests in flight, for tests and diagnostics.
+    public var requestsInFlight: Int {
+        flights.withLock { $0.count }
+    }
+
+    /// Performs a request, joining an identical safe request already in flight.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
+    ///   - completion: Called exactly once with this caller's parsed value or error, or with
+    ///     ``FetchError/cancelled`` when this caller cancels first.
+    /// - Returns: A handle that cancels this caller's call; the shared request goes on while others wait for it.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        guard let key = FlightKey(request) else {
+            return base.perform(request, errorParser: errorParser, completion: completion)
+        }
+        let queue = CallbackDelivery.queueForCurrentCall(queue)
+        let waiter = Waiter { (result: Result<Response, any Error>) in
+            let parsed = result.flatMap { shared in
+                T.parse(response: Self.response(shared, for: request), errorParser: errorParser)
+            }
+            CallbackDelivery.deliver(parsed, on: queue, to: completion)
+        }
+        let (flight, isNew) = flights.withLock { flights -> (Flight, Bool) in
+            if let flight = flights[key], flight.join(waiter) {
+                return (flight, false)
+            }
+            let flight = Flight()
+            _ = flight.join(waiter)
+            flights[key] = flight
+            return (flight, true)
+        }
+        let handle = WaiterHandle(flight: flight, waiter: waiter) { [weak self] in
+            self?.remove(flight, for: key)
+        }
+        if isNew {
+            let upstream = CompletionDelivery.$isImmediate.withValue(true) {
+                base.perform(request, errorParser: nil) { [weak self] (result: Result<Response, any Error>) in
+                    self?.remove(flight, for: key)
+                    flight.finish(with: result)
+                }
+            }
+            flight.attach(upstream)
+        }
+        return handle
+    }
+
+    /// The shared response as this caller's own: the same status, headers and body, answering its request.
+    private static func response(_ shared: Response, for request: any Request) -> Response {
+        Response(
+            status: shared.status,
+            headers: shared.headers,
+            data: shared.data,
+            originalRequest: request,
+            url: shared.url
+        )
+    }
+
+    private func remove(_ flight: Flight, for key: FlightKey) {
+        flights.withLock { flights in
+            if flights[key] === flight {
+                flights[key] = nil
+            }
+        }
+    }
+}
+
+/// What makes two requests the same shared request: a safe method, the URL and every header field, and no body.
+private struct FlightKey: Hashable {
+    let method: String
+    let url: String
+    let headers: [String]
+
+    /// The key of `request`, or `nil` when it must not be shared: not `GET` or `HEAD`, has a body, or cannot be
+    /// built (the wrapped performer reports that error itself).
+    init?(_ request: any Request) {
+        guard request.method == .get || request.method == .head,
+            let urlRequest = try? request.makeURLRequest(),  // nil: not shared; base reports the error
+            urlRequest.httpBody == nil, urlRequest.httpBodyStream == nil,
+            let url = urlRequest.url
+        else {
+            return nil
+        }
+        method = request.method.rawValue
+        self.url = url.absoluteString
+        headers = (urlRequest.allHTTPHeaderFields ?? [:])
+            .map { "\($0.key.lowercased()):\($0.value)" }
+            .sorted()
+    }
+}
+
+/// One caller of a shared request: its own delivery, called at most once.
+private final class Waiter: Sendable {
+    let deliver: @Sendable (Result<Response, any Error>) -> Void
+
+    init(deliver: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+        self.deliver = deliver
+    }
+}
+
+/// One shared request in flight and the callers waiting for it.
+///
+/// Whoever removes a waiter from `state` under its lock (the response arriving, or that caller cancelling) is the
+/// one that completes it, which makes every caller's completion run exactly once.
+private final class Flight: Sendable {
+    private struct State {
+        var waiters: [ObjectIdentifier: Waiter] = [:]
+        var upstream: (any Cancellable)?
+        /// Finished, or cancelled by every caller: no one may join any more.
+        var isClosed = false
+        var isCancelled = false
+    }
+
+    private let state = Locked(State())
+
+    /// Adds a caller; returns `false` when the flight is closed and the caller must start a new one.
+    func join(_ waiter: Waiter) -> Bool {
+        state.withLock { state in
+            guard !state.isClosed else {
+                return false
+            }
+            state.waiters[ObjectIdentifier(waiter)] = waiter
+            return true
+        }
+    }
+
+    /// Keeps the wrapped performer's handle, or cancels it at once when every caller has already cancelled.
+    func attach(_ upstream: any Cancellable) {
+        let cancelNow = state.withLock { state in
+            state.upstream = upstream
+            return state.isCancelled
+        }
+        if cancelNow {
+            upstream.cancel()
+        }
+    }
+
+    /// Completes every caller still waiting with the shared result.
+    func finish(with result: Result<Response, any Error>) {
+        let waiters = state.withLock { state in
+            state.isClosed = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters {
+            waiter.deliver(result)
+        }
+    }
+
+    /// Completes `waiter` with ``FetchError/cancelled`` unless it has completed, and cancels the shared request
+    /// when no caller is left. Returns whether this cancellation closed the flight.
+    func cancel(_ waiter: Waiter) -> Bool {
+        let (removed, closed, upstream) = state.withLock { state -> (Bool, Bool, (any Cancellable)?) in
+            guard state.waiters.removeValue(forKey: ObjectIdentifier(waiter)) != nil else {
+                return (false, false, nil)
+            }
+            guard state.waiters.isEmpty, !state.isClosed else {
+                return (true, false, nil)
+            }
+            state.isClosed = true
+            state.isCancelled = true
+            return (true, true, state.upstream)
+        }
+        if removed {
+            waiter.deliver(.failure(FetchError.cancelled))
+        }
+        upstream?.cancel()
+        return closed
+    }
+}
+
+/// The handle one caller of a shared request cancels with.
+private struct WaiterHandle: Cancellable {
+    let flight: Flight
+    let waiter: Waiter
+    let closed: @Sendable () -> Void
+
+    func cancel() {
+        if flight.cancel(waiter) {
+            closed()
+        }
+    }
+}

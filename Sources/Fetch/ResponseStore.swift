@@ -1,0 +1,276 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The responses a ``CachingPerformer`` keeps, bounded in bytes, evicting the least recently used first.
+final class ResponseStore: Sendable {
+    private struct Slot {
+        var response: StoredResponse
+        var lastUse: UInt64
+    }
+
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var bytes = 0
+        var uses: UInt64 = 0
+    }
+
+    private let limit: Int
+    private let state = Locked(State())
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var bytes: Int {
+        state.withLock { $0.bytes }
+    }
+
+    var count: Int {
+        state.withLock { $0.slots.count }
+    }
+
+    /// The response stored for `key` whose `Vary` headers match `request`, marked as just used.
+    func response(for key: String, matching request: URLRequest) -> StoredResponse? {
+        state.withLock { state in
+            guard var slot = state.slots[key], slot.response.varies(from: request) == false else {
+                return nil
+            }
+            state.uses += 1
+            slot.lastUse = state.uses
+            state.slots[key] = slot
+            return slot.response
+        }
+    }
+
+    /// Stores `response` in place of any response for its key, then evicts the least recently used responses until
+    /// the store fits its limit. A response larger than the whole limit is not stored.
+    func insert(_ response: StoredResponse) {
+        state.withLock { state in
+            if let old = state.slots.removeValue(forKey: response.key) {
+                state.bytes -= old.response.cost
+            }
+            guard response.cost <= limit else {
+                return
+            }
+            state.uses += 1
+            state.slots[response.key] = Slot(response: response, lastUse: state.uses)
+            state.bytes += response.cost
+            while state.bytes > limit, let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.slots[oldest.key] = nil
+                state.bytes -= oldest.value.response.cost
+            }
+        }
+    }
+
+    func remove(_ key: String) {
+        state.withLock { state in
+            if let old = state.slots.removeValue(forKey: key) {
+                state.bytes -= old.response.cost
+            }
+        }
+    }
+
+    func removeAll() {
+        state.withLock { $0 = State() }
+    }
+}
+
+/// A response kept by a ``CachingPerformer``, with what it takes to age it (RFC 9111 §4.2).
+struct StoredResponse: Sendable {
+    let key: String
+    let status: Int
+    let headers: [String: String]
+    let data: Data?
+    let url: URL?
+    /// The request's values of the headers the response's `Vary` names (`nil` for a header it did not send).
+    let varyingValues: [String: String?]
+    let requestTime: Date
+    let responseTime: Date
+    /// The values parsed from this response so far, by type.
+    private let parsedValues = ParsedValues()
+
+    /// What the response costs against the store's limit: its body, headers and a fixed overhead.
+    var cost: Int {
+        (data?.count ?? 0) + headers.reduce(256) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// Whether each use needs revalidation: `Cache-Control: no-cache`, or no freshness information at all.
+    let requiresRevalidation: Bool
+    /// How long the response is fresh after it was generated: `max-age`, else `Expires` minus `Date`, else 0.
+    let freshnessLifetime: TimeInterval
+    /// The response's age when it arrived (RFC 9111 §4.2.3), from `Date` and `Age`.
+    let initialAge: TimeInterval
+
+    /// Keeps `received` when HTTP allows a private cache to store it and it can be used later; `nil` otherwise.
+    init?(
+        _ received: Response,
+        key: String,
+        request: URLRequest,
+        requestTime: Date,
+        responseTime: Date,
+        storesPrivateResponses: Bool
+    ) {
+        let control = CacheControl(received.value(forHeader: "Cache-Control"))
+        let vary = received.value(forHeader: "Vary").map(Self.fieldNames) ?? []
+        guard received.status == 200, !control.noStore, storesPrivateResponses || !control.isPrivate,
+            !vary.contains("*")
+        else {
+            return nil
+        }
+        var varyingValues: [String: String?] = [:]
+        for name in vary {
+            varyingValues[name] = request.value(forHTTPHeaderField: name)
+        }
+        self.init(
+            key: key,
+            status: received.status,
+            headers: received.headers,
+            data: received.data,
+            url: received.url,
+            varyingValues: varyingValues,
+            requestTime: requestTime,
+            responseTime: responseTime
+        )
+        let hasValidator = value(forHeader: "ETag") != nil || value(forHeader: "Last-Modified") != nil
+        guard freshnessLifetime > 0 || hasValidator else {
+            return nil
+        }
+    }
+
+    private init(
+        key: String,
+        status: Int,
+        headers: [String: String],
+        data: Data?,
+        url: URL?,
+        varyingValues: [String: String?],
+        requestTime: Date,
+        responseTime: Date
+    ) {
+        self.key = key
+        self.status = status
+        self.headers = headers
+        self.data = data
+        self.url = url
+        self.varyingValues = varyingValues
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        // Worked out once here, so that a fresh hit does no header parsing.
+        let control = CacheControl(Self.value(forHeader: "Cache-Control", in: headers))
+        let date = Self.value(forHeader: "Date", in: headers).flatMap(HTTPDate.date(from:)) ?? responseTime
+        freshnessLifetime = Self.freshnessLifetime(control: control, headers: headers, date: date)
+        requiresRevalidation = control.noCache || freshnessLifetime <= 0
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let ageValue =
+            Self.value(forHeader: "Age", in: headers).flatMap {
+                TimeInterval($0.trimmingCharacters(in: .whitespaces))
+            } ?? 0
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        initialAge = max(apparentAge, ageValue + responseDelay)
+    }
+
+    func value(forHeader name: String) -> String? {
+        Self.value(forHeader: name, in: headers)
+    }
+
+    private static func value(forHeader name: String, in headers: [String: String]) -> String? {
+        headers.first { HeaderName.equal($0.key, name) }?.value
+    }
+
+    /// `max-age`, else `Expires` minus `Date`, else 0 (RFC 9111 §4.2.1).
+    private static func freshnessLifetime(control: CacheControl, headers: [String: String], date: Date)
+        -> TimeInterval
+    {
+        if let maxAge = control.maxAge {
+            return maxAge
+        }
+        guard let expiresText = value(forHeader: "Expires", in: headers) else {
+            return 0
+        }
+        guard let expires = HTTPDate.date(from: expiresText) else {
+            return 0  // an invalid Expires, such as "0", means already expired (RFC 9111 §5.3)
+        }
+        return expires.timeIntervalSince(date)
+    }
+
+    /// The response's age at `now`: its age on arrival plus the time since.
+    func age(at now: Date) -> TimeInterval {
+        initialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    func isFresh(at now: Date) -> Bool {
+        freshnessLifetime > age(at: now)
+    }
+
+    /// Whether `request` differs from the stored request in a header the response's `Vary` names.
+    func varies(from request: URLRequest) -> Bool {
+        varyingValues.contains { name, value in request.value(forHTTPHeaderField: name) != value }
+    }
+
+    /// The stored response updated by a `304 Not Modified` (RFC 9111 §4.3.4): its header fields replace the stored
+    /// ones of the same name, and its times restart the response's age.
+    func refreshed(by notModified: Response, requestTime: Date, responseTime: Date) -> StoredResponse {
+        var headers = self.headers
+        for (name, value) in notModified.headers where !HeaderName.equal(name, "Content-Length") {
+            if let existing = headers.keys.first(where: { HeaderName.equal($0, name) }) {
+                headers[existing] = nil
+            }
+            headers[name] = value
+        }
+        return StoredResponse(
+            key: key,
+            status: status,
+            headers: headers,
+            data: data,
+            url: url,
+            varyingValues: varyingValues,
+            requestTime: requestTime,
+            responseTime: responseTime
+        )
+    }
+
+    /// The stored response parsed as `T` for `request`: the value parsed before for the same type when there is
+    /// one (a stored response has status 200, so the error parser plays no part in a successful parse).
+    func parsed<T: Parsable>(
+        as type: T.Type,
+        answering request: any Request,
+        errorParser: (any ErrorParsing)?
+    ) -> Result<T, any Error> {
+        let isMemoized = T.self != Response.self
+        if isMemoized, let value = parsedValues.value(of: T.self) {
+            return .success(value)
+        }
+        let result = T.parse(response: response(answering: request), errorParser: errorParser)
+        if isMemoized, case .success(let value) = result {
+            parsedValues.keep(value)
+        }
+        return result
+    }
+
+    /// The stored response as the answer to `request`.
+    func response(answering request: any Request) -> Response {
+        Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
+    }
+
+    private static func fieldNames(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
+            !$0.isEmpty
+        }
+    }
+}
+
+/// The values parsed from one stored response, one per type.
+private final class ParsedValues: Sendable {
+    private let values = Locked([ObjectIdentifier: any Sendable]())
+
+    func value<T>(of type: T.Type) -> T? {
+        values.withLock { $0[ObjectIdentifier(type)] } as? T
+    }
+
+    func keep<T: Sendable>(_ value: T) {
+        values.withLock { $0[ObjectIdentifier(T.self)] = value }
+    }
+}

@@ -1,0 +1,175 @@
+import Fetch
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the test server's `/upload/…` route received.
+struct Received: Decodable, Parsable {
+    let received: Int
+}
+
+/// Serialized, so that the memory the large download measures is not another transfer's of this suite.
+@Suite(.serialized) struct TransferSessionTests {
+    let server: TestServer
+    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+    let directory: URL
+
+    init() throws {
+        server = try TestServer.running()
+        directory = FileManager.default.temporaryDirectory.appending(path: "fetch-transfers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// The process's resident memory in bytes, from `/proc/self/status` (`nil` where there is no `/proc`).
+    static func residentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),  // nil: not Linux
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else {
+            return nil
+        }
+        return kilobytes * 1024
+    }
+
+    @Test func downloadsTwoHundredMegabytesInFlatMemory() async throws {
+        let size = 200 << 20
+        let destination = directory.appending(path: "large.bin")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let baseline = try #require(Self.residentBytes())
+        // At 200 MiB/s, faster than most networks: swift-corelibs-foundation holds each chunk until its progress
+        // callback has run on the delegate queue, so a CPU-starved process receiving from loopback at over 1 GiB/s
+        // can queue up much of the body in memory before the delegate catches up.
+        let download = transfers.download(
+            TestRequest(server.url("/large/\(size)/\(UUID().uuidString)?rate=200")), to: destination)
+
+        var values: [TransferProgress] = []
+        var peak = baseline
+        for await progress in download.progress {
+            values.append(progress)
+            if values.count % 16 == 0 {
+                peak = max(peak, Self.residentBytes() ?? 0)
+            }
+        }
+        peak = max(peak, Self.residentBytes() ?? 0)
+        let response = try await download.value
+
+        #expect(response.status == 200)
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        #expect((attributes[.size] as? Int) == size)
+        let growth = peak - baseline
+        #expect(growth < 80 << 20, "memory grew by \(growth >> 20) MiB while downloading \(size >> 20) MiB")
+        let last = try #require(values.last)
+        #expect(last == TransferProgress(completedBytes: Int64(size), expectedBytes: Int64(size)))
+        #expect(values.count > 2)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
+        #expect(values.allSatisfy { $0.expectedBytes == Int64(size) })
+    }
+
+    @Test func downloadsThroughTheCallbackFormWithMonotonicProgress() async throws {
+        let size = 3 << 20
+        let destination = directory.appending(path: "callback.bin")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let progress = Recorder<TransferProgress>()
+        let results = Recorder<Result<Response, any Error>>()
+
+        transfers.download(
+            TestRequest(server.url("/large/\(size)")), to: destination, progress: progress.record,
+            completion: results.record)
+
+        let response = try await results.first().get()
+        #expect(response.status == 200)
+        #expect(response.data == nil || response.data?.isEmpty == true)
+        let contents = try Data(contentsOf: destination)
+        #expect(contents.count == size)
+        #expect(contents.prefix(300) == Data((0..<300).map { UInt8($0 % 251) }))
+        let values = progress.values
+        #expect(values.last?.completedBytes == Int64(size))
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
+    }
+
+    @Test func errorStatusFailsWithTheBodyAndWritesNoFile() async throws {
+        let destination = directory.appending(path: "missing.json")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let download = transfers.download(
+            TestRequest(server.url("/users/404")), to: destination, errorParser: DecodableErrorParser<APIError>())
+
+        await #expect(throws: APIError(error: true, reason: "no user with id 404")) {
+            try await download.value
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test func cancellingADownloadCompletesItOnceWithCancelled() async throws {
+        let destination = directory.appending(path: "cancelled.bin")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let results = Recorder<Result<Response, any Error>>()
+        let progress = Recorder<TransferProgress>()
+
+        let call = transfers.download(
+            TestRequest(server.url("/large/\(64 << 20)/\(UUID().uuidString)?stall=5000")), to: destination,
+            progress: progress.record, completion: results.record)
+        _ = try await progress.first()
+        call.cancel()
+        call.cancel()
+
+        guard case .cancelled = try fetchError(try await results.first()) else {
+            Issue.record("expected FetchError.cancelled, got \(results.values)")
+            return
+        }
+        #expect(results.values.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheDownload() async throws {
+        let destination = directory.appending(path: "task.bin")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let download = transfers.download(TestRequest(server.url("/large/\(64 << 20)?stall=5000")), to: destination)
+        let task = Task { try await download.value }
+
+        var iterator = download.progress.makeAsyncIterator()
+        _ = await iterator.next()
+        task.cancel()
+
+        await #expect(throws: FetchError.self) { try await task.value }
+    }
+
+    @Test func uploadsAFileWithMonotonicProgress() async throws {
+        let size = 4 << 20
+        let file = directory.appending(path: "upload.bin")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        try Data(repeating: 7, count: size).write(to: file)
+        let upload: Transfer<Received> = transfers.upload(
+            TestRequest(server.url("/upload/\(UUID().uuidString)"), method: .post), fromFile: file)
+
+        var values: [TransferProgress] = []
+        for await progress in upload.progress {
+            values.append(progress)
+        }
+        let received = try await upload.value
+
+        #expect(received.received == size)
+        let last = try #require(values.last)
+        #expect(last.completedBytes == Int64(size))
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
+    }
+
+    @Test func uploadsThroughTheCallbackForm() async throws {
+        let file = directory.appending(path: "small.txt")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        try Data("hello".utf8).write(to: file)
+        let results = Recorder<Result<Echo, any Error>>()
+        let progress = Recorder<TransferProgress>()
+
+        transfers.upload(
+            TestRequest(server.url("/echo/upload"), method: .put), fromFile: file, progress: progress.record,
+            completion: results.record)
+
+        let echo = try await results.first().get()
+        #expect(echo.method == "PUT")
+        #expect(echo.body == "hello")
+        #expect(progress.values.last?.completedBytes == 5)
+    }
+}
