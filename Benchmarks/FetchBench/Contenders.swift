@@ -94,7 +94,7 @@ func throughput(
     let seconds = Double(now() - start) / 1e9
     let failed = failures.withLock { $0 }
     if failed > 0 {
-        print("warning: \(failed) of \(count) requests failed")
+        print("fetch-bench: \(failed) of \(count) requests failed")
     }
     return Double(count) / seconds
 }
@@ -125,7 +125,7 @@ func asyncThroughput(
             return await group.reduce(0, +)
         }
         if failures > 0 {
-            print("warning: \(failures) of \(count) requests failed")
+            print("fetch-bench: \(failures) of \(count) requests failed")
         }
         return Double(count) / (Double(now() - start) / 1e9)
     }

@@ -17,7 +17,7 @@ package enum Exchange {
     ) -> Result<URLRequest, any Error> {
         do {
             var urlRequest = try request.makeURLRequest()
-            if request.timeout == nil, let defaultTimeout {
+            if request.timeout == nil, let defaultTimeout, urlRequest.timeoutInterval != defaultTimeout {
                 urlRequest.timeoutInterval = defaultTimeout
             }
             return .success(urlRequest)

@@ -70,7 +70,11 @@ extension Request {
             )
         }
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = method.rawValue
+        if method != .get {
+            // GET is URLRequest's own default; setting it anyway copies the request on Linux (measured: 4,300
+            // instructions, 1 % of a whole in-process call).
+            urlRequest.httpMethod = method.rawValue
+        }
         if let headers {
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
                 try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
