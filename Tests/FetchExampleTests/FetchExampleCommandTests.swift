@@ -1,3 +1,4 @@
+import FetchTesting
 import Foundation
 import Testing
 
@@ -85,17 +86,17 @@ import Testing
     }
 
     @Test func runsInProcessWithFlagsThatOverrideTheConfiguration() async {
-        let output = Recorder<String>()
+        let output = Captured<String>()
         let status = await FetchExampleCommand.run(
-            arguments: ["--max-po-expense", "100"], output: output.record, errors: output.record)
+            arguments: ["--max-po-expense", "100"], output: output.capture, errors: output.capture)
         #expect(status == 0)
         #expect(output.values.contains("  ✓ place an order of 2 × Laptop stand (99.80): accepted as PO-1003"))
     }
 
     @Test func aFailedLoginStopsTheFlowAndSaysWhy() async {
-        let output = Recorder<String>()
+        let output = Captured<String>()
         let status = await FetchExampleCommand.run(
-            arguments: ["--password", "guess"], output: output.record, errors: output.record)
+            arguments: ["--password", "guess"], output: output.capture, errors: output.capture)
         #expect(status == 1)
         #expect(
             Array(output.values.dropFirst(2)) == [

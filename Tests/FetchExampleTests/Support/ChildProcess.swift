@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 
 /// A program the tests run, with its output collected and every wait bounded.
@@ -67,13 +68,13 @@ final class ChildProcess: Sendable {
     /// The first line the program prints, within `timeout`; kills it and throws when it prints none by then.
     func firstLine(within timeout: Duration) async throws -> String {
         let handle = stdoutPipe.fileHandleForReading
-        let line = Recorder<String>()
+        let line = Captured<String>()
         Thread.detachNewThread {
             var bytes = Data()
             while let chunk = try? handle.read(upToCount: 1), let byte = chunk.first, byte != UInt8(ascii: "\n") {
                 bytes.append(byte)
             }
-            line.record(String(decoding: bytes, as: UTF8.self))
+            line.capture(String(decoding: bytes, as: UTF8.self))
         }
         do {
             return try await line.first(timeout: timeout)

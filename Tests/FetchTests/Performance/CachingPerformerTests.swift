@@ -66,11 +66,11 @@ final class TestClock: Sendable {
     @Test func freshHitIsDeliveredThroughTheCallbackForm() async throws {
         let performer = makePerformer()
         let (path, request) = cacheable("cc=max-age=60")
-        let results = Recorder<Result<Hit, any Error>>()
+        let results = Captured<Result<Hit, any Error>>()
 
-        performer.perform(request, completion: results.record)
+        performer.perform(request, completion: results.capture)
         _ = try await results.wait(for: 1)
-        performer.perform(request, completion: results.record)
+        performer.perform(request, completion: results.capture)
 
         let values = try await results.wait(for: 2)
         #expect(try values.map { try $0.get() } == [Hit(hit: 1), Hit(hit: 1)])

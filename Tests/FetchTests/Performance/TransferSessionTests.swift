@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 import Testing
 
@@ -72,12 +73,12 @@ struct Received: Decodable, Parsable {
         let size = 3 << 20
         let destination = directory.appending(path: "callback.bin")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
-        let progress = Recorder<TransferProgress>()
-        let results = Recorder<Result<Response, any Error>>()
+        let progress = Captured<TransferProgress>()
+        let results = Captured<Result<Response, any Error>>()
 
         transfers.download(
-            TestRequest(server.url("/large/\(size)")), to: destination, progress: progress.record,
-            completion: results.record)
+            TestRequest(server.url("/large/\(size)")), to: destination, progress: progress.capture,
+            completion: results.capture)
 
         let response = try await results.first().get()
         #expect(response.status == 200)
@@ -105,12 +106,12 @@ struct Received: Decodable, Parsable {
     @Test func cancellingADownloadCompletesItOnceWithCancelled() async throws {
         let destination = directory.appending(path: "cancelled.bin")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
-        let results = Recorder<Result<Response, any Error>>()
-        let progress = Recorder<TransferProgress>()
+        let results = Captured<Result<Response, any Error>>()
+        let progress = Captured<TransferProgress>()
 
         let call = transfers.download(
             TestRequest(server.url("/large/\(64 << 20)/\(UUID().uuidString)?stall=5000")), to: destination,
-            progress: progress.record, completion: results.record)
+            progress: progress.capture, completion: results.capture)
         _ = try await progress.first()
         call.cancel()
         call.cancel()
@@ -160,12 +161,12 @@ struct Received: Decodable, Parsable {
         let file = directory.appending(path: "small.txt")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
         try Data("hello".utf8).write(to: file)
-        let results = Recorder<Result<Echo, any Error>>()
-        let progress = Recorder<TransferProgress>()
+        let results = Captured<Result<Echo, any Error>>()
+        let progress = Captured<TransferProgress>()
 
         transfers.upload(
-            TestRequest(server.url("/echo/upload"), method: .put), fromFile: file, progress: progress.record,
-            completion: results.record)
+            TestRequest(server.url("/echo/upload"), method: .put), fromFile: file, progress: progress.capture,
+            completion: results.capture)
 
         let echo = try await results.first().get()
         #expect(echo.method == "PUT")

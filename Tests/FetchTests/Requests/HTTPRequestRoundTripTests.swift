@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 import Testing
 
@@ -107,8 +108,8 @@ import Testing
     @Test func aHeaderInjectionIsNeverSent() async throws {
         let path = "/requests/echo/injection-\(UUID().uuidString)"
         let request = HTTPRequest(server.url(path)).header("X-Note", "1\r\nX-Admin: true")
-        let results = Recorder<Result<RequestEcho, any Error>>()
-        session.perform(request, completion: results.record)
+        let results = Captured<Result<RequestEcho, any Error>>()
+        session.perform(request, completion: results.capture)
         guard case .invalidRequest = try fetchError(try await results.first()) else {
             Issue.record("expected invalidRequest")
             return
@@ -120,13 +121,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.url.appending(path: "notes.txt")
         try Data("streamed".utf8).write(to: file)
-        let results = Recorder<Result<RequestEcho, any Error>>()
+        let results = Captured<Result<RequestEcho, any Error>>()
         // The caller keeps no reference: the session must keep the request, and so its temporary file.
         session.perform(
             HTTPRequest(server.url("/requests/echo"))
                 .method(.post)
                 .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file)),
-            completion: results.record
+            completion: results.capture
         )
         let echo = try await results.first().get()
         let parts = try #require(echo.multipart?.parts)

@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 import Testing
 
@@ -32,8 +33,8 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        let exits = Recorder<Int32>()
-        process.terminationHandler = { exits.record($0.terminationStatus) }
+        let exits = Captured<Int32>()
+        process.terminationHandler = { exits.capture($0.terminationStatus) }
         try process.run()
         let status = try await exits.first(timeout: .seconds(120))
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)

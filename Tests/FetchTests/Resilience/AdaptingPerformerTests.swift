@@ -101,16 +101,16 @@ import Testing
 
     @Test func cancellingWhileAnAsyncAdapterRunsSendsNothing() async throws {
         let spy = SpyPerformer()
-        let gate = Recorder<Bool>()
-        let results = Recorder<Result<Data, any Error>>()
+        let gate = Captured<Bool>()
+        let results = Captured<Result<Data, any Error>>()
         let call = spy.adapting([
             RequestAdapter.async { request in
                 _ = try? await gate.first()
                 return request
             }
-        ]).perform(request, completion: results.record)
+        ]).perform(request, completion: results.capture)
         call.cancel()
-        gate.record(true)
+        gate.capture(true)
         guard case .cancelled = try fetchError(try await results.first()) else {
             Issue.record("expected .cancelled")
             return

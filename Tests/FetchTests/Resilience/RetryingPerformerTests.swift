@@ -212,14 +212,14 @@ extension FetchError {
     @Test func everyCompletionIsCalledExactlyOnceWhenCancelRacesRetries() async throws {
         let calls = 100
         let counts = Locked([Int](repeating: 0, count: calls))
-        let finished = Recorder<Int>()
+        let finished = Captured<Int>()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<calls {
                 group.addTask {
                     let url = server.url("/flaky/\(UUID().uuidString)?fail=1")
                     let call = performer.perform(TestRequest(url)) { (_: Result<Data, any Error>) in
                         counts.withLock { $0[index] += 1 }
-                        finished.record(index)
+                        finished.capture(index)
                     }
                     try? await Task.sleep(for: .microseconds(Int.random(in: 0...80_000)))
                     call.cancel()

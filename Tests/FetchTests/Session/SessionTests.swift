@@ -19,8 +19,8 @@ import Testing
     }
 
     @Test func getsAndDecodesAModel() async throws {
-        let results = Recorder<Result<User, any Error>>()
-        session.perform(TestRequest(server.url("/users/1")), completion: results.record)
+        let results = Captured<Result<User, any Error>>()
+        session.perform(TestRequest(server.url("/users/1")), completion: results.capture)
         let user = try await results.first().get()
         #expect(user.id == 1)
         #expect(user.name == "Ada Lovelace")
@@ -64,8 +64,8 @@ import Testing
     }
 
     @Test func a500WithoutAnErrorParserIsUnacceptableWithTheResponse() async throws {
-        let results = Recorder<Result<User, any Error>>()
-        session.perform(TestRequest(server.url("/status/500")), completion: results.record)
+        let results = Captured<Result<User, any Error>>()
+        session.perform(TestRequest(server.url("/status/500")), completion: results.capture)
         let error = try fetchError(try await results.first())
         guard case .unacceptableStatus(let response) = error else {
             Issue.record("expected .unacceptableStatus, got \(error)")
@@ -103,8 +103,8 @@ import Testing
 
     @Test func aRequestThatOutlivesItsTimeoutFailsWithTimedOut() async throws {
         let request = TestRequest(server.url("/delay/5000"), timeout: 1)
-        let results = Recorder<Result<Data, any Error>>()
-        session.perform(request, completion: results.record)
+        let results = Captured<Result<Data, any Error>>()
+        session.perform(request, completion: results.capture)
         guard case .timedOut = try fetchError(try await results.first()) else {
             Issue.record("expected .timedOut, got \(results.values)")
             return
@@ -115,8 +115,8 @@ import Testing
     @Test(arguments: [0.5, 0.25])
     func aFractionalTimeoutWaitsAsLongAsItSays(timeout: TimeInterval) async throws {
         let started = ContinuousClock.now
-        let results = Recorder<Result<Data, any Error>>()
-        session.perform(TestRequest(server.url("/delay/5000"), timeout: timeout), completion: results.record)
+        let results = Captured<Result<Data, any Error>>()
+        session.perform(TestRequest(server.url("/delay/5000"), timeout: timeout), completion: results.capture)
         guard case .timedOut = try fetchError(try await results.first()) else {
             Issue.record("expected .timedOut, got \(results.values)")
             return
@@ -144,8 +144,8 @@ import Testing
         struct Port: Decodable, Parsable { let port: Int }
         let closed: Port = try await session.perform(TestRequest(server.url("/closed-port")))
         let url = try #require(URL(string: "http://127.0.0.1:\(closed.port)/users/1"))
-        let results = Recorder<Result<User, any Error>>()
-        session.perform(TestRequest(url), completion: results.record)
+        let results = Captured<Result<User, any Error>>()
+        session.perform(TestRequest(url), completion: results.capture)
         let error = try fetchError(try await results.first())
         guard case .transport(let urlError) = error else {
             Issue.record("expected .transport, got \(error)")
@@ -156,9 +156,9 @@ import Testing
     }
 
     @Test func anInvalidRequestFailsWithoutReachingTheServer() async throws {
-        let results = Recorder<Result<Data, any Error>>()
+        let results = Captured<Result<Data, any Error>>()
         session.perform(
-            TestRequest(server.url("/echo"), headers: ["X-Evil": "a\r\nHost: evil"]), completion: results.record)
+            TestRequest(server.url("/echo"), headers: ["X-Evil": "a\r\nHost: evil"]), completion: results.capture)
         guard case .invalidRequest = try fetchError(try await results.first()) else {
             Issue.record("expected .invalidRequest, got \(results.values)")
             return
@@ -166,8 +166,8 @@ import Testing
     }
 
     @Test func cancellingBeforeTheAnswerCompletesOnceWithCancelled() async throws {
-        let results = Recorder<Result<Data, any Error>>()
-        let call = session.perform(TestRequest(server.url("/delay/2000")), completion: results.record)
+        let results = Captured<Result<Data, any Error>>()
+        let call = session.perform(TestRequest(server.url("/delay/2000")), completion: results.capture)
         call.cancel()
         call.cancel()
         guard case .cancelled = try fetchError(try await results.first()) else {
@@ -179,9 +179,9 @@ import Testing
     }
 
     @Test func cancelAllTasksCancelsEveryCallInFlight() async throws {
-        let results = Recorder<Result<Data, any Error>>()
+        let results = Captured<Result<Data, any Error>>()
         for _ in 0..<5 {
-            session.perform(TestRequest(server.url("/delay/3000")), completion: results.record)
+            session.perform(TestRequest(server.url("/delay/3000")), completion: results.capture)
         }
         session.cancelAllTasks()
         let values = try await results.wait(for: 5)
@@ -197,13 +197,13 @@ import Testing
         let queue = OperationQueue()
         queue.name = "completions"
         let session = makeSession(callbackQueue: queue)
-        let results = Recorder<String?>()
+        let results = Captured<String?>()
         session.perform(TestRequest(server.url("/users/1"))) { (_: Result<User, any Error>) in
-            results.record(OperationQueue.current?.name)
+            results.capture(OperationQueue.current?.name)
         }
         session.perform(TestRequest(server.url("/users/1"), headers: ["Bad Name": "1"])) {
             (_: Result<User, any Error>) in
-            results.record(OperationQueue.current?.name)
+            results.capture(OperationQueue.current?.name)
         }
         #expect(try await results.wait(for: 2) == ["completions", "completions"])
     }
@@ -220,8 +220,8 @@ import Testing
         let queue = OperationQueue()
         queue.name = "completions"
         let session = makeSession(callbackQueue: queue)
-        let results = Recorder<Result<WhereParsed, any Error>>()
-        session.perform(TestRequest(server.url("/users/1")), completion: results.record)
+        let results = Captured<Result<WhereParsed, any Error>>()
+        session.perform(TestRequest(server.url("/users/1")), completion: results.capture)
         let parsed = try await results.first().get()
         #expect(parsed.queueName != "completions")
     }
@@ -272,13 +272,13 @@ import Testing
     @Test func everyCompletionIsCalledExactlyOnceWhenCancelRacesCompletion() async throws {
         let calls = 300
         let counts = Locked([Int](repeating: 0, count: calls))
-        let finished = Recorder<Int>()
+        let finished = Captured<Int>()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<calls {
                 group.addTask {
                     let call = session.perform(TestRequest(server.url("/users/1"))) { (_: Result<User, any Error>) in
                         counts.withLock { $0[index] += 1 }
-                        finished.record(index)
+                        finished.capture(index)
                     }
                     // Cancel at every point of the call's life: before, during and after the answer.
                     try? await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
@@ -293,8 +293,8 @@ import Testing
 
     /// Waits until everything already queued on `queue` has run.
     private func drain(_ queue: OperationQueue) async throws {
-        let drained = Recorder<Bool>()
-        queue.addBarrierBlock { drained.record(true) }
+        let drained = Captured<Bool>()
+        queue.addBarrierBlock { drained.capture(true) }
         _ = try await drained.first()
     }
 }

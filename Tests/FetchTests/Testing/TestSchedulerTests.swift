@@ -29,9 +29,9 @@ import Testing
 
     @Test func dispatchSchedulerRunsWorkLaterAndCanCancelIt() async throws {
         let scheduler = DispatchScheduler()
-        let ran = Recorder<String>()
-        scheduler.schedule(after: 0.01) { ran.record("ran") }
-        scheduler.schedule(after: 0.02) { ran.record("cancelled work ran") }.cancel()
+        let ran = Captured<String>()
+        scheduler.schedule(after: 0.01) { ran.capture("ran") }
+        scheduler.schedule(after: 0.02) { ran.capture("cancelled work ran") }.cancel()
         #expect(try await ran.first() == "ran")
         try await Task.sleep(for: .milliseconds(50))  // room for the cancelled work to show up if cancel failed
         #expect(ran.values == ["ran"])
