@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// An HTTP response as a ``RequestPerforming`` object received it: status, headers and body, together with the
 /// request that was sent.
 ///
@@ -13,9 +17,6 @@ public struct Response: Sendable {
     /// The HTTP status code, for example `200`.
     public let status: Int
 
-    /// The header fields as received. Look names up with ``value(forHeader:)``, which ignores case.
-    public let headers: [String: String]
-
     /// The body, or `nil` when there was none.
     public let data: Data?
 
@@ -24,6 +25,8 @@ public struct Response: Sendable {
 
     /// The URL that answered: the request's URL, or the last one after redirects. `nil` when unknown.
     public let url: URL?
+
+    private let fields: HeaderFields
 
     /// Creates a response.
     ///
@@ -40,11 +43,32 @@ public struct Response: Sendable {
         originalRequest: any Request,
         url: URL? = nil
     ) {
+        self.init(status: status, fields: HeaderFields(headers), data: data, originalRequest: originalRequest, url: url)
+    }
+
+    /// A response whose header fields are read from `httpResponse` only when someone asks for them: most responses
+    /// are decoded without a look at their headers, and copying them costs more than the rest of Fetch's own work.
+    package init(httpResponse: HTTPURLResponse, data: Data?, originalRequest: any Request) {
+        self.init(
+            status: httpResponse.statusCode,
+            fields: HeaderFields(httpResponse),
+            data: data,
+            originalRequest: originalRequest,
+            url: httpResponse.url
+        )
+    }
+
+    private init(status: Int, fields: HeaderFields, data: Data?, originalRequest: any Request, url: URL?) {
         self.status = status
-        self.headers = headers
+        self.fields = fields
         self.data = data
         self.originalRequest = originalRequest
         self.url = url
+    }
+
+    /// The header fields as received. Look names up with ``value(forHeader:)``, which ignores case.
+    public var headers: [String: String] {
+        fields.all
     }
 
     /// Whether ``status`` is in the 2xx success range.
@@ -55,10 +79,7 @@ public struct Response: Sendable {
     /// - Parameter name: The field name, in any case, for example `"content-type"`.
     /// - Returns: The field's value, or `nil` when the response has no such field.
     public func value(forHeader name: String) -> String? {
-        if let exact = headers[name] {
-            return exact
-        }
-        return headers.first { HeaderName.equal($0.key, name) }?.value
+        fields.value(named: name)
     }
 
     /// The value of a header field, matched case-insensitively: `response[header: "etag"]`.
@@ -66,6 +87,62 @@ public struct Response: Sendable {
     /// - Parameter name: The field name, in any case.
     public subscript(header name: String) -> String? {
         value(forHeader: name)
+    }
+
+    /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
+    /// caller made, not to the copies they sent. The header fields are shared, not copied.
+    package func answering(_ request: any Request) -> Response {
+        Response(status: status, fields: fields, data: data, originalRequest: request, url: url)
+    }
+}
+
+/// A response's header fields: given as a dictionary, or read from an `HTTPURLResponse` on first use.
+///
+/// `@unchecked Sendable`: `HTTPURLResponse` is immutable once made, and the converted dictionary is behind
+/// `converted`'s lock.
+private final class HeaderFields: @unchecked Sendable {
+    private let httpResponse: HTTPURLResponse?
+    private let converted: Locked<[String: String]?>
+
+    init(_ headers: [String: String]) {
+        httpResponse = nil
+        converted = Locked(headers)
+    }
+
+    init(_ httpResponse: HTTPURLResponse) {
+        self.httpResponse = httpResponse
+        converted = Locked(nil)
+    }
+
+    var all: [String: String] {
+        converted.withLock { converted in
+            if let converted {
+                return converted
+            }
+            var headers: [String: String] = [:]
+            let fields = httpResponse?.allHeaderFields ?? [:]
+            headers.reserveCapacity(fields.count)
+            for (name, value) in fields {
+                // `base` reads the String inside the AnyHashable without a dynamic cast: half the cost per field.
+                guard let name = name.base as? String else {
+                    continue
+                }
+                headers[name] = value as? String ?? String(describing: value)
+            }
+            converted = headers
+            return headers
+        }
+    }
+
+    func value(named name: String) -> String? {
+        if let httpResponse, converted.withLock({ $0 == nil }) {
+            return httpResponse.value(forHTTPHeaderField: name)
+        }
+        let headers = all
+        if let exact = headers[name] {
+            return exact
+        }
+        return headers.first { HeaderName.equal($0.key, name) }?.value
     }
 }
 

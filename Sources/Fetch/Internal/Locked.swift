@@ -1,20 +1,73 @@
-import Foundation
+#if canImport(Darwin)
+    import os
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A value behind a lock, for the small amount of mutable state shared across threads in Fetch and FetchTesting.
 ///
-/// `@unchecked Sendable`: every access to `value` goes through `withLock`, which holds `lock`.
-package final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+/// One allocation holds both the value and the lock (a `pthread_mutex_t` on Linux, an `os_unfair_lock` on Apple
+/// platforms): a `Session` call makes a few of these, and `NSLock` costs four allocations on Linux.
+///
+/// `@unchecked Sendable`: every access to the value goes through `withLock`, which holds the lock. Copies share the
+/// same value and lock.
+package struct Locked<Value>: @unchecked Sendable {
+    private let storage: LockedStorage<Value>
 
     package init(_ value: Value) {
-        self.value = value
+        storage = LockedStorage.make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try storage.withLock(body)
+    }
+}
+
+/// The value (the buffer's header) and its lock (the buffer's one element), in one allocation.
+private final class LockedStorage<Value>: ManagedBuffer<Value, LockedStorage.Primitive> {
+    #if canImport(Darwin)
+        typealias Primitive = os_unfair_lock
+    #else
+        typealias Primitive = pthread_mutex_t
+    #endif
+
+    static func make(_ value: Value) -> LockedStorage<Value> {
+        let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in value }, to: LockedStorage<Value>.self)
+        storage.withUnsafeMutablePointerToElements { lock in
+            #if canImport(Darwin)
+                lock.initialize(to: os_unfair_lock())
+            #else
+                lock.initialize(to: pthread_mutex_t())
+                let status = pthread_mutex_init(lock, nil)
+                precondition(status == 0, "pthread_mutex_init failed with \(status)")
+            #endif
+        }
+        return storage
+    }
+
+    deinit {
+        // The header (the value) is a stored property of ManagedBuffer, destroyed with it; only the lock is ours.
+        withUnsafeMutablePointerToElements { lock in
+            #if !canImport(Darwin)
+                pthread_mutex_destroy(lock)
+            #endif
+            lock.deinitialize(count: 1)
+        }
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try withUnsafeMutablePointers { value, lock in
+            #if canImport(Darwin)
+                os_unfair_lock_lock(lock)
+                defer { os_unfair_lock_unlock(lock) }
+            #else
+                pthread_mutex_lock(lock)
+                defer { pthread_mutex_unlock(lock) }
+            #endif
+            return try body(&value.pointee)
+        }
     }
 }

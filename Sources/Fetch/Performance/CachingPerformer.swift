@@ -162,13 +162,7 @@ public final class CachingPerformer: RequestPerforming {
         } else if received.isSuccess {
             store.remove(key)
         }
-        return Response(
-            status: received.status,
-            headers: received.headers,
-            data: received.data,
-            originalRequest: request,
-            url: received.url
-        )
+        return received.answering(request)
     }
 
     /// Sends a request that is not `GET`, and removes the stored response for its URL when it succeeds.

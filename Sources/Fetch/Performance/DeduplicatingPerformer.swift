@@ -91,13 +91,7 @@ public final class DeduplicatingPerformer: RequestPerforming {
 
     /// The shared response as this caller's own: the same status, headers and body, answering its request.
     private static func response(_ shared: Response, for request: any Request) -> Response {
-        Response(
-            status: shared.status,
-            headers: shared.headers,
-            data: shared.data,
-            originalRequest: request,
-            url: shared.url
-        )
+        shared.answering(request)
     }
 
     private func remove(_ flight: Flight, for key: FlightKey) {

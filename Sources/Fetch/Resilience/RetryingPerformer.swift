@@ -120,19 +120,3 @@ extension RetryingPerformer {
         attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: error) : error
     }
 }
-
-extension Response {
-    /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
-    /// caller made, not to the copies they sent.
-    package func answering(_ request: any Request) -> Response {
-        Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
-    }
-}
-
-// MARK: - CallbackQueueProviding
-
-extension RetryingPerformer: CallbackQueueProviding {
-    package var deliveryQueue: OperationQueue? {
-        (performer as? any CallbackQueueProviding)?.deliveryQueue
-    }
-}

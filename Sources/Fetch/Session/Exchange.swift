@@ -54,22 +54,7 @@ package enum Exchange {
         guard let httpResponse = urlResponse as? HTTPURLResponse else {
             return .failure(FetchError.notHTTPResponse)
         }
-        var headers: [String: String] = [:]
-        headers.reserveCapacity(httpResponse.allHeaderFields.count)
-        for (key, value) in httpResponse.allHeaderFields {
-            // Casting `key.base` is twice as fast as matching `key as String` on Linux: ~3 µs per response (fetch-bench).
-            guard let name = key.base as? String else {
-                continue
-            }
-            headers[name] = value as? String ?? String(describing: value)
-        }
-        let response = Response(
-            status: httpResponse.statusCode,
-            headers: headers,
-            data: data,
-            originalRequest: request,
-            url: httpResponse.url
-        )
+        let response = Response(httpResponse: httpResponse, data: data, originalRequest: request)
         return .success(response)
     }
 

@@ -93,18 +93,17 @@ public final class Session: RequestPerforming {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
         let deliver = Delivery(callbackQueue: callbackQueue, completion: completion)
-        let call = Call(registry: calls) { error in
-            deliver(.failure(error))
-        }
         var urlRequest: URLRequest
         switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
         case .success(let built):
             urlRequest = built
         case .failure(let error):
-            if call.finish() {
-                deliver(.failure(error))
-            }
-            return call
+            deliver(.failure(error))
+            return CompletedCall()
+        }
+        let call = Call(registry: calls, redirectPolicy: redirectPolicy, originalURL: urlRequest.url ?? request.url) {
+            error in
+            deliver(.failure(error))
         }
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation truncates timeouts to whole seconds, so 0.5 s times out at once and 1.5 s
@@ -115,13 +114,12 @@ public final class Session: RequestPerforming {
                 call.endWithTimeout(after: timeout)
             }
         #endif
-        let redirectGuard = RedirectGuard(policy: redirectPolicy, originalURL: urlRequest.url ?? request.url)
         let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
             guard !call.isFinished else {
                 return
             }
             let result: Result<T, any Error> =
-                if let refusal = redirectGuard.refusal {
+                if let refusal = call.redirectRefusal {
                     .failure(refusal)
                 } else {
                     Exchange.result(
@@ -136,8 +134,7 @@ public final class Session: RequestPerforming {
                 deliver(result)
             }
         }
-        // A task delegate, not a session delegate, so that the policy holds on any URLSession, `.shared` included.
-        task.delegate = redirectGuard
+        task.delegate = call
         call.start(task)
         return call
     }
@@ -157,96 +154,64 @@ extension Session: CallbackQueueProviding {
     package var deliveryQueue: OperationQueue? { callbackQueue }
 }
 
-/// Applies a ``RedirectPolicy`` to the redirects of one task, as its task delegate.
-///
-/// `@unchecked Sendable`: its mutable state is behind `state`'s lock.
-private final class RedirectGuard: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    private struct State {
-        var redirects = 0
-        var hasLeftOrigin = false
-        var refusal: FetchError?
-    }
-
-    private let policy: RedirectPolicy
-    private let originalURL: URL
-    private let state = Locked(State())
-
-    init(policy: RedirectPolicy, originalURL: URL) {
-        self.policy = policy
-        self.originalURL = originalURL
-    }
-
-    /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
-    var refusal: FetchError? {
-        state.withLock { $0.refusal }
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        let currentURL = response.url ?? originalURL
-        let next = state.withLock { state -> URLRequest? in
-            let decision = policy.decide(
-                redirect: request,
-                originalURL: originalURL,
-                currentURL: currentURL,
-                redirectsSoFar: state.redirects,
-                hasLeftOrigin: state.hasLeftOrigin
-            )
-            switch decision {
-            case .follow(let next):
-                state.redirects += 1
-                if let target = next.url, !Origin(originalURL).isSame(as: Origin(target)) {
-                    state.hasLeftOrigin = true
-                }
-                return next
-            case .stop:
-                return nil
-            case .refuse(let reason):
-                let target = request.url ?? currentURL
-                state.refusal = .redirectRefused(from: currentURL, to: target, reason: reason)
-                return nil
-            }
-        }
-        completionHandler(next)
-    }
-}
-
-/// One call of ``Session/perform(_:errorParser:completion:)``: its task and whether it has finished.
+/// One call of ``Session/perform(_:errorParser:completion:)``: its task, whether it has finished, and its redirects.
 ///
 /// `finish()`, `cancel()` and the timeout race to end the call; whichever wins under `state`'s lock reports it, which
-/// is what makes every completion run exactly once.
-private final class Call: Cancellable {
-    private enum State {
+/// is what makes every completion run exactly once. The call is also its task's delegate, applying the session's
+/// ``RedirectPolicy``: a task delegate rather than a session delegate, so that the policy holds on any `URLSession`,
+/// `.shared` included, and one object per call rather than two.
+///
+/// `@unchecked Sendable`: its mutable state is behind `state`'s lock.
+private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchecked Sendable {
+    private enum Phase {
         case created
         case running(URLSessionTask)
         case finished
     }
 
-    private let state = Locked(State.created)
-    private let timer = Locked<(any DispatchSourceTimer)?>(nil)
+    private struct State {
+        var phase = Phase.created
+        var timer: (any DispatchSourceTimer)?
+        var redirects = 0
+        var hasLeftOrigin = false
+        var redirectRefusal: FetchError?
+    }
+
+    private let state = Locked(State())
     private let registry: CallRegistry
+    private let redirectPolicy: RedirectPolicy
+    private let originalURL: URL
     private let report: @Sendable (FetchError) -> Void
 
     /// - Parameters:
     ///   - registry: The registry of the session's calls in flight.
+    ///   - redirectPolicy: How the call follows redirects.
+    ///   - originalURL: The URL the request is first sent to.
     ///   - report: Delivers the error of a call that Fetch ends itself: cancelled or timed out.
-    init(registry: CallRegistry, report: @escaping @Sendable (FetchError) -> Void) {
+    init(
+        registry: CallRegistry,
+        redirectPolicy: RedirectPolicy,
+        originalURL: URL,
+        report: @escaping @Sendable (FetchError) -> Void
+    ) {
         self.registry = registry
+        self.redirectPolicy = redirectPolicy
+        self.originalURL = originalURL
         self.report = report
     }
 
     var isFinished: Bool {
         state.withLock { state in
-            if case .finished = state {
+            if case .finished = state.phase {
                 return true
             }
             return false
         }
+    }
+
+    /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
+    var redirectRefusal: FetchError? {
+        state.withLock { $0.redirectRefusal }
     }
 
     /// Registers the call and resumes `task`, unless the call was cancelled meanwhile.
@@ -254,10 +219,10 @@ private final class Call: Cancellable {
         // Registered before it can finish, so that `finish()` or `cancel()` always find it to remove.
         registry.insert(self)
         let started = state.withLock { state in
-            guard case .created = state else {
+            guard case .created = state.phase else {
                 return false
             }
-            state = .running(task)
+            state.phase = .running(task)
             return true
         }
         guard started else {
@@ -275,23 +240,26 @@ private final class Call: Cancellable {
         source.setEventHandler { [weak self] in
             self?.end(with: .timedOut)
         }
-        timer.withLock { $0 = source }
+        state.withLock { $0.timer = source }
         source.resume()
     }
 
     /// Marks the call finished; returns whether this caller is the one that ends it and must report the result.
     func finish() -> Bool {
-        let won = state.withLock { state in
-            if case .finished = state {
-                return false
+        let timer = state.withLock { state -> (any DispatchSourceTimer)?? in
+            if case .finished = state.phase {
+                return nil
             }
-            state = .finished
-            return true
+            state.phase = .finished
+            defer { state.timer = nil }
+            return .some(state.timer)
         }
-        if won {
-            cleanUp()
+        guard let timer else {
+            return false
         }
-        return won
+        timer?.cancel()
+        registry.remove(self)
+        return true
     }
 
     func cancel() {
@@ -299,29 +267,63 @@ private final class Call: Cancellable {
     }
 
     private func end(with error: FetchError) {
-        let task = state.withLock { state -> URLSessionTask?? in
-            switch state {
+        let ended = state.withLock { state -> (task: URLSessionTask?, timer: (any DispatchSourceTimer)?)? in
+            let task: URLSessionTask?
+            switch state.phase {
             case .finished:
                 return nil
             case .created:
-                state = .finished
-                return .some(nil)
-            case .running(let task):
-                state = .finished
-                return .some(task)
+                task = nil
+            case .running(let running):
+                task = running
             }
+            state.phase = .finished
+            defer { state.timer = nil }
+            return (task, state.timer)
         }
-        guard let task else {
+        guard let ended else {
             return
         }
-        task?.cancel()
-        cleanUp()
+        ended.task?.cancel()
+        ended.timer?.cancel()
+        registry.remove(self)
         report(error)
     }
 
-    private func cleanUp() {
-        registry.remove(self)
-        timer.withLock { $0 }?.cancel()
+    // MARK: URLSessionTaskDelegate
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let currentURL = response.url ?? originalURL
+        let next = state.withLock { state -> URLRequest? in
+            let decision = redirectPolicy.decide(
+                redirect: request,
+                originalURL: originalURL,
+                currentURL: currentURL,
+                redirectsSoFar: state.redirects,
+                hasLeftOrigin: state.hasLeftOrigin
+            )
+            switch decision {
+            case .follow(let next):
+                state.redirects += 1
+                if let target = next.url, !Origin(originalURL).isSame(as: Origin(target)) {
+                    state.hasLeftOrigin = true
+                }
+                return next
+            case .stop:
+                return nil
+            case .refuse(let reason):
+                let target = request.url ?? currentURL
+                state.redirectRefusal = .redirectRefused(from: currentURL, to: target, reason: reason)
+                return nil
+            }
+        }
+        completionHandler(next)
     }
 }
 
