@@ -213,7 +213,7 @@ extension SpyPerformer.Call {
 
     @Test func aFailedRefreshFailsTheWaitingRequests() async throws {
         let realm = UUID().uuidString
-        let performer = session.authenticating(with: authenticator(realm: realm, query: "?fail=1&delay=300"))
+        let performer = session.authenticating(with: authenticator(realm: realm, query: "?fail=1&delay=800"))
         let url = server.url("/auth/\(realm)/protected")
         let results = try await withThrowingTaskGroup(of: Result<Protected, any Error>.self) { group in
             for _ in 0..<5 {
