@@ -61,7 +61,7 @@ public final class DeduplicatingPerformer: RequestPerforming {
         let queue = CallbackDelivery.queueForCurrentCall(queue)
         let waiter = Waiter { (result: Result<Response, any Error>) in
             let parsed = result.flatMap { shared in
-                T.parse(response: Self.response(shared, for: request), errorParser: errorParser)
+                T.parse(response: shared.answering(request), errorParser: errorParser)
             }
             CallbackDelivery.deliver(parsed, on: queue, to: completion)
         }
@@ -87,11 +87,6 @@ public final class DeduplicatingPerformer: RequestPerforming {
             flight.attach(upstream)
         }
         return handle
-    }
-
-    /// The shared response as this caller's own: the same status, headers and body, answering its request.
-    private static func response(_ shared: Response, for request: any Request) -> Response {
-        shared.answering(request)
     }
 
     private func remove(_ flight: Flight, for key: FlightKey) {

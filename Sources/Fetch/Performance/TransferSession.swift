@@ -34,6 +34,9 @@ public final class TransferSession: Sendable {
     /// The queue on which callback-form progress and completions are called. The ``Transfer`` forms do not use it.
     public let callbackQueue: OperationQueue
 
+    /// How redirects are followed: as in a ``Session``, credentials never travel to another origin.
+    public let redirectPolicy: RedirectPolicy
+
     private let delegate: TransferDelegate
     private let delegateDispatchQueue: DispatchQueue
     private let defaultTimeout: TimeInterval
@@ -44,7 +47,13 @@ public final class TransferSession: Sendable {
     ///   - configuration: The configuration of the `URLSession`: timeouts, headers, protocol classes.
     ///   - callbackQueue: The queue on which callback-form progress and completions are called. The default is the
     ///     main queue.
-    public init(configuration: URLSessionConfiguration = .ephemeral, callbackQueue: OperationQueue = .main) {
+    ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
+    ///     `https` → `http` and follows up to 10 redirects.
+    public init(
+        configuration: URLSessionConfiguration = .ephemeral,
+        callbackQueue: OperationQueue = .main,
+        redirectPolicy: RedirectPolicy = .default
+    ) {
         let delegate = TransferDelegate()
         let delegateQueue = OperationQueue()
         delegateQueue.name = "Fetch.TransferSession.delegate"
@@ -59,6 +68,7 @@ public final class TransferSession: Sendable {
         self.delegate = delegate
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
         self.callbackQueue = callbackQueue
+        self.redirectPolicy = redirectPolicy
         self.defaultTimeout = configuration.timeoutIntervalForRequest
     }
 
@@ -89,6 +99,7 @@ public final class TransferSession: Sendable {
     ) -> any Cancellable {
         let state = TransferState<Response>(
             request: request,
+            redirectPolicy: redirectPolicy,
             destination: destination,
             queue: CallbackDelivery.queueForCurrentCall(callbackQueue),
             progress: progress,
@@ -118,6 +129,7 @@ public final class TransferSession: Sendable {
     ) -> any Cancellable {
         let state = TransferState<T>(
             request: request,
+            redirectPolicy: redirectPolicy,
             destination: nil,
             queue: CallbackDelivery.queueForCurrentCall(callbackQueue),
             progress: progress,

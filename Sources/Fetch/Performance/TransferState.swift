@@ -14,6 +14,8 @@ protocol TransferTracking: AnyObject, Sendable {
     func didReceive(_ data: Data)
     /// The task ended, with `error` when it failed.
     func didComplete(_ task: URLSessionTask, error: (any Error)?)
+    /// The server redirected the task: the request to follow it with, or `nil` not to follow it.
+    func willRedirect(after response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
 }
 
 /// One download or upload: its task, its progress so far, and whether it has finished.
@@ -33,24 +35,27 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         var phase = Phase.created
         var body = Data()
         var fileOutcome: Result<Void, any Error>?
+        var redirects: RedirectTracker
     }
 
     /// The most bytes of an error body that a download keeps for the error.
     static var errorBodyLimit: Int { 1 << 20 }
 
     let request: any Request
+    private let redirectPolicy: RedirectPolicy
     private let destination: URL?
     private let queue: OperationQueue?
     private let progress: @Sendable (TransferProgress) -> Void
     private let parse: @Sendable (Response) -> Result<Value, any Error>
     private let completion: @Sendable (Result<Value, any Error>) -> Void
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// The bytes of the last progress value handed to the callback; `.max` once the completion has run. Its lock is
     /// held while the progress callback runs, so that values reach it one at a time and in order.
     private let lastDelivered = Locked(Int64(-1))
 
     /// - Parameters:
     ///   - request: The request being sent.
+    ///   - redirectPolicy: How the transfer follows redirects, as a ``Session`` would.
     ///   - destination: Where a download's body goes; `nil` for an upload.
     ///   - queue: The queue for progress and completion, or `nil` to call them directly.
     ///   - progress: The progress callback.
@@ -58,6 +63,7 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
     ///   - completion: The completion, called exactly once.
     init(
         request: any Request,
+        redirectPolicy: RedirectPolicy,
         destination: URL?,
         queue: OperationQueue?,
         progress: @escaping @Sendable (TransferProgress) -> Void,
@@ -65,6 +71,8 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         completion: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
         self.request = request
+        self.redirectPolicy = redirectPolicy
+        self.state = Locked(State(redirects: RedirectTracker(originalURL: request.url)))
         self.destination = destination
         self.queue = queue
         self.progress = progress
@@ -143,13 +151,19 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         state.withLock { $0.body.append(data) }
     }
 
+    func willRedirect(after response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        state.withLock { $0.redirects.next(after: response, redirect: request, policy: redirectPolicy) }
+    }
+
     func didComplete(_ task: URLSessionTask, error: (any Error)?) {
         guard end() != nil else {
             return
         }
-        let (body, fileOutcome) = state.withLock { ($0.body, $0.fileOutcome) }
+        let (body, fileOutcome, refusal) = state.withLock { ($0.body, $0.fileOutcome, $0.redirects.refusal) }
         let isDownload = destination != nil
-        var result = Exchange.response(for: request, data: body, urlResponse: task.response, error: error)
+        var result =
+            refusal.map { .failure($0) }
+            ?? Exchange.response(for: request, data: body, urlResponse: task.response, error: error)
         if isDownload, case .success = result {
             switch fileOutcome {
             case .failure(let error):
@@ -261,6 +275,16 @@ final class TransferDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDa
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         transfer(for: dataTask)?.didReceive(data)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(transfer(for: task)?.willRedirect(after: response, to: request))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -82,7 +82,7 @@ public struct RedirectPolicy: Sendable {
             return .refuse(reason: "it would send an https request over \(target.scheme ?? "an unknown scheme")")
         }
         var next = redirect
-        if hasLeftOrigin || !Origin(originalURL).isSame(as: Origin(target)) {
+        if hasLeftOrigin || Origin(originalURL) != Origin(target) {
             for name in next.allHTTPHeaderFields?.keys.filter(isSensitive) ?? [] {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
@@ -107,15 +107,55 @@ package struct Origin: Equatable {
         port = url.port ?? Self.defaultPort(of: scheme)
     }
 
-    package func isSame(as other: Origin) -> Bool {
-        self == other
-    }
-
     private static func defaultPort(of scheme: String?) -> Int? {
         switch scheme {
         case "http", "ws": 80
         case "https", "wss": 443
         default: nil
+        }
+    }
+}
+
+/// One request's way through its redirects: how many it has followed, whether it has left its origin, and why one
+/// was refused. `Session` and `TransferSession` keep one per task, behind the task's lock, and ask it at each hop.
+package struct RedirectTracker {
+    private let originalURL: URL
+    private var redirects = 0
+    private var hasLeftOrigin = false
+
+    /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
+    package private(set) var refusal: FetchError?
+
+    package init(originalURL: URL) {
+        self.originalURL = originalURL
+    }
+
+    /// The request to follow `redirect` with, or `nil` to stop (recording a refusal when the policy refuses).
+    package mutating func next(
+        after response: HTTPURLResponse,
+        redirect: URLRequest,
+        policy: RedirectPolicy
+    ) -> URLRequest? {
+        let currentURL = response.url ?? originalURL
+        let decision = policy.decide(
+            redirect: redirect,
+            originalURL: originalURL,
+            currentURL: currentURL,
+            redirectsSoFar: redirects,
+            hasLeftOrigin: hasLeftOrigin
+        )
+        switch decision {
+        case .follow(let next):
+            redirects += 1
+            if let target = next.url, Origin(originalURL) != Origin(target) {
+                hasLeftOrigin = true
+            }
+            return next
+        case .stop:
+            return nil
+        case .refuse(let reason):
+            refusal = .redirectRefused(from: currentURL, to: redirect.url ?? currentURL, reason: reason)
+            return nil
         }
     }
 }

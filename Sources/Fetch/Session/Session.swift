@@ -172,15 +172,12 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
     private struct State {
         var phase = Phase.created
         var timer: (any DispatchSourceTimer)?
-        var redirects = 0
-        var hasLeftOrigin = false
-        var redirectRefusal: FetchError?
+        var redirects: RedirectTracker
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let registry: CallRegistry
     private let redirectPolicy: RedirectPolicy
-    private let originalURL: URL
     private let report: @Sendable (FetchError) -> Void
 
     /// - Parameters:
@@ -194,9 +191,9 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
         originalURL: URL,
         report: @escaping @Sendable (FetchError) -> Void
     ) {
+        self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
         self.registry = registry
         self.redirectPolicy = redirectPolicy
-        self.originalURL = originalURL
         self.report = report
     }
 
@@ -211,7 +208,7 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
 
     /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
     var redirectRefusal: FetchError? {
-        state.withLock { $0.redirectRefusal }
+        state.withLock { $0.redirects.refusal }
     }
 
     /// Registers the call and resumes `task`, unless the call was cancelled meanwhile.
@@ -299,30 +296,7 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let currentURL = response.url ?? originalURL
-        let next = state.withLock { state -> URLRequest? in
-            let decision = redirectPolicy.decide(
-                redirect: request,
-                originalURL: originalURL,
-                currentURL: currentURL,
-                redirectsSoFar: state.redirects,
-                hasLeftOrigin: state.hasLeftOrigin
-            )
-            switch decision {
-            case .follow(let next):
-                state.redirects += 1
-                if let target = next.url, !Origin(originalURL).isSame(as: Origin(target)) {
-                    state.hasLeftOrigin = true
-                }
-                return next
-            case .stop:
-                return nil
-            case .refuse(let reason):
-                let target = request.url ?? currentURL
-                state.redirectRefusal = .redirectRefused(from: currentURL, to: target, reason: reason)
-                return nil
-            }
-        }
+        let next = state.withLock { $0.redirects.next(after: response, redirect: request, policy: redirectPolicy) }
         completionHandler(next)
     }
 }

@@ -91,6 +91,24 @@ struct Received: Decodable, Parsable {
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
     }
 
+    @Test(arguments: [false, true])
+    func aDownloadRedirectedToAnotherOriginCarriesNoCredentials(crossOrigin: Bool) async throws {
+        let destination = directory.appending(path: "echo.json")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let target = crossOrigin ? server.otherOriginURL("/echo/download") : server.url("/echo/download")
+        var components = try #require(URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
+        let request = TestRequest(
+            try #require(components.url),
+            headers: ["Authorization": "Bearer secret-token", "Cookie": "session=s3cr3t"]
+        )
+        _ = try await transfers.download(request, to: destination).value
+        let echo = try JSONDecoder().decode(Echo.self, from: Data(contentsOf: destination))
+        #expect(echo.path == "/echo/download")
+        #expect(echo.headers["authorization"] == (crossOrigin ? nil : "Bearer secret-token"))
+        #expect(echo.headers["cookie"] == (crossOrigin ? nil : "session=s3cr3t"))
+    }
+
     @Test func errorStatusFailsWithTheBodyAndWritesNoFile() async throws {
         let destination = directory.appending(path: "missing.json")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir

@@ -33,7 +33,7 @@ import Testing
 
     @Test(arguments: [408, 429, 502, 503, 504])
     func retryableStatusesAreRetried(status: Int) {
-        #expect(decide(.success(response(status: status))) == .retry(after: 0.5, reason: HTTPStatusLine.of(status)))
+        #expect(decide(.success(response(status: status))) == .retry(after: 0.5, reason: HTTPStatus.line(status)))
     }
 
     @Test(arguments: [200, 400, 401, 404, 500, 501])
@@ -98,13 +98,5 @@ import Testing
     @Test(arguments: ["soon", "-5", "1.5", ""])
     func invalidRetryAfterValuesAreIgnored(value: String) {
         #expect(RetryPolicy.retryAfter(value, now: now) == nil)
-    }
-}
-
-/// `404 Not Found` for a status, as retry reasons name them.
-enum HTTPStatusLine {
-    static func of(_ status: Int) -> String {
-        FetchError.unacceptableStatus(response(status: status)).description
-            .components(separatedBy: " → ").last?.components(separatedBy: ":").first ?? ""
     }
 }
