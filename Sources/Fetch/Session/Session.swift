@@ -29,7 +29,8 @@ public final class Session: RequestPerforming {
 
     private let defaultTimeout: TimeInterval
     private let ownsURLSession: Bool
-    private let calls = CallRegistry()
+    private let calls: CallRegistry
+    private let redirects: RedirectDelegate
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
@@ -49,6 +50,7 @@ public final class Session: RequestPerforming {
         self.redirectPolicy = redirectPolicy
         self.defaultTimeout = session.configuration.timeoutIntervalForRequest
         self.ownsURLSession = false
+        (self.calls, self.redirects) = Self.makeRegistry(redirectPolicy)
     }
 
     /// Creates a session that owns a `URLSession` made from `configuration`, and invalidates it when released.
@@ -71,6 +73,12 @@ public final class Session: RequestPerforming {
         self.redirectPolicy = redirectPolicy
         self.defaultTimeout = configuration.timeoutIntervalForRequest
         self.ownsURLSession = true
+        (self.calls, self.redirects) = Self.makeRegistry(redirectPolicy)
+    }
+
+    private static func makeRegistry(_ policy: RedirectPolicy) -> (CallRegistry, RedirectDelegate) {
+        let calls = CallRegistry()
+        return (calls, RedirectDelegate(calls: calls, policy: policy))
     }
 
     deinit {
@@ -93,18 +101,58 @@ public final class Session: RequestPerforming {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
         let deliver = Delivery(callbackQueue: callbackQueue, completion: completion)
-        var urlRequest: URLRequest
-        switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
-        case .success(let built):
-            urlRequest = built
+        switch prepare(request) {
+        case .success(let (call, urlRequest)):
+            start(call, sending: urlRequest, for: request, errorParser: errorParser) { deliver($0) }
+            return call
         case .failure(let error):
             deliver(.failure(error))
             return CompletedCall()
         }
-        let call = Call(registry: calls, redirectPolicy: redirectPolicy, originalURL: urlRequest.url ?? request.url) {
-            error in
-            deliver(.failure(error))
+    }
+
+    /// Sends a request and returns its response parsed as `T`.
+    ///
+    /// The same as the `async` form every ``RequestPerforming`` has, without going through the callback form: the
+    /// result never touches ``callbackQueue``, and cancelling the awaiting `Task` cancels the HTTP request, or keeps
+    /// it from being sent when the task is already cancelled.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - errorParser: The object that turns error bodies into errors. The default is none.
+    /// - Returns: The parsed value.
+    /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled`` when the task is cancelled.
+    public func perform<T: Parsable>(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> T {
+        let (call, urlRequest) = try prepare(request).get()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                start(call, sending: urlRequest, for: request, errorParser: errorParser) {
+                    continuation.resume(with: $0)
+                }
+            }
+        } onCancel: {
+            call.cancel()
         }
+    }
+
+    /// Builds the `URLRequest` to send and the call that will carry it, not started yet.
+    private func prepare(_ request: any Request) -> Result<(Call, URLRequest), any Error> {
+        Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout).map { urlRequest in
+            let call = Call(registry: calls, originalURL: urlRequest.url ?? request.url)
+            return (call, urlRequest)
+        }
+    }
+
+    /// Sends `urlRequest` as `call`, and calls `finish` exactly once: with the parsed answer, or with the error of a
+    /// call that was cancelled, timed out or refused a redirect.
+    private func start<T: Parsable>(
+        _ call: Call,
+        sending urlRequest: URLRequest,
+        for request: any Request,
+        errorParser: (any ErrorParsing)?,
+        finish: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        var urlRequest = urlRequest
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation truncates timeouts to whole seconds, so 0.5 s times out at once and 1.5 s
             // after 1 s. Fetch keeps the exact timeout itself and gives URLSession the next whole second.
@@ -115,28 +163,25 @@ public final class Session: RequestPerforming {
             }
         #endif
         let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
-            guard !call.isFinished else {
+            // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
+            guard let ending = call.finish() else {
                 return
             }
-            let result: Result<T, any Error> =
-                if let refusal = call.redirectRefusal {
-                    .failure(refusal)
-                } else {
-                    Exchange.result(
-                        for: request,
-                        data: data,
-                        urlResponse: urlResponse,
-                        error: error,
-                        errorParser: errorParser
-                    )
-                }
-            if call.finish() {
-                deliver(result)
+            if let refusal = ending.redirectRefusal {
+                finish(.failure(refusal))
+                return
             }
+            finish(
+                Exchange.result(
+                    for: request,
+                    data: data,
+                    urlResponse: urlResponse,
+                    error: error,
+                    errorParser: errorParser
+                ))
         }
-        task.delegate = call
-        call.start(task)
-        return call
+        task.delegate = redirects
+        call.start(task) { error in finish(.failure(error)) }
     }
 
     /// Cancels every call this session has in flight; each completes with ``FetchError/cancelled``.
@@ -156,16 +201,18 @@ extension Session: CallbackQueueProviding {
 
 /// One call of ``Session/perform(_:errorParser:completion:)``: its task, whether it has finished, and its redirects.
 ///
-/// `finish()`, `cancel()` and the timeout race to end the call; whichever wins under `state`'s lock reports it, which
-/// is what makes every completion run exactly once. The call is also its task's delegate, applying the session's
-/// ``RedirectPolicy``: a task delegate rather than a session delegate, so that the policy holds on any `URLSession`,
-/// `.shared` included, and one object per call rather than two.
+/// The answer arriving, `cancel()` and the timeout race to end the call; whichever wins under `state`'s lock reports
+/// it, which is what makes every completion run exactly once. A call cancelled or timed out before it starts
+/// remembers why, and reports it as soon as it is started, without sending anything.
 ///
-/// `@unchecked Sendable`: its mutable state is behind `state`'s lock.
-private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchecked Sendable {
+/// A value over one allocation (the state and its lock), because a call is made for every request; copies are the
+/// same call.
+private struct Call: Cancellable {
     private enum Phase {
         case created
-        case running(URLSessionTask)
+        case running(URLSessionTask, report: @Sendable (FetchError) -> Void)
+        /// Ended by Fetch before it started: the error to report when it is started.
+        case endedEarly(FetchError)
         case finished
     }
 
@@ -175,88 +222,82 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
         var redirects: RedirectTracker
     }
 
+    /// How the answer that ended a call is to be reported.
+    struct Ending {
+        /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
+        let redirectRefusal: FetchError?
+    }
+
     private let state: Locked<State>
     private let registry: CallRegistry
-    private let redirectPolicy: RedirectPolicy
-    private let report: @Sendable (FetchError) -> Void
 
     /// - Parameters:
     ///   - registry: The registry of the session's calls in flight.
-    ///   - redirectPolicy: How the call follows redirects.
     ///   - originalURL: The URL the request is first sent to.
-    ///   - report: Delivers the error of a call that Fetch ends itself: cancelled or timed out.
-    init(
-        registry: CallRegistry,
-        redirectPolicy: RedirectPolicy,
-        originalURL: URL,
-        report: @escaping @Sendable (FetchError) -> Void
-    ) {
+    init(registry: CallRegistry, originalURL: URL) {
         self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
         self.registry = registry
-        self.redirectPolicy = redirectPolicy
-        self.report = report
     }
 
-    var isFinished: Bool {
-        state.withLock { state in
-            if case .finished = state.phase {
-                return true
+    /// Registers the call and resumes `task`; `report` delivers the error of a call that Fetch ends itself
+    /// (cancelled or timed out). A call that ended before it started cancels `task` and reports at once.
+    func start(_ task: URLSessionTask, report: @escaping @Sendable (FetchError) -> Void) {
+        // Registered before it can finish or be redirected, so that the session finds it.
+        registry.insert(self, for: task)
+        let endedEarly = state.withLock { state -> (error: FetchError, timer: (any DispatchSourceTimer)?)? in
+            switch state.phase {
+            case .created:
+                state.phase = .running(task, report: report)
+                return nil
+            case .endedEarly(let error):
+                state.phase = .finished
+                defer { state.timer = nil }
+                return (error, state.timer)
+            case .running, .finished:
+                // `start` is called once, by the session, so this cannot happen; report nothing twice.
+                return nil
             }
-            return false
         }
-    }
-
-    /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
-    var redirectRefusal: FetchError? {
-        state.withLock { $0.redirects.refusal }
-    }
-
-    /// Registers the call and resumes `task`, unless the call was cancelled meanwhile.
-    func start(_ task: URLSessionTask) {
-        // Registered before it can finish, so that `finish()` or `cancel()` always find it to remove.
-        registry.insert(self)
-        let started = state.withLock { state in
-            guard case .created = state.phase else {
-                return false
-            }
-            state.phase = .running(task)
-            return true
-        }
-        guard started else {
-            registry.remove(self)
-            task.cancel()
+        guard let endedEarly else {
+            task.resume()
             return
         }
-        task.resume()
+        endedEarly.timer?.cancel()
+        registry.remove(task)
+        task.cancel()
+        report(endedEarly.error)
     }
 
     /// Ends the call with ``FetchError/timedOut`` after `seconds`, unless it has finished by then.
     func endWithTimeout(after seconds: TimeInterval) {
         let source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + seconds)
-        source.setEventHandler { [weak self] in
-            self?.end(with: .timedOut)
+        // The handler keeps the call alive until the timer fires or is cancelled, which every ending does.
+        source.setEventHandler { [self] in
+            end(with: .timedOut)
         }
         state.withLock { $0.timer = source }
         source.resume()
     }
 
-    /// Marks the call finished; returns whether this caller is the one that ends it and must report the result.
-    func finish() -> Bool {
-        let timer = state.withLock { state -> (any DispatchSourceTimer)?? in
-            if case .finished = state.phase {
+    /// Ends the call because its answer arrived; returns `nil` when a cancel or the timeout ended it first, and
+    /// otherwise how to report the answer.
+    func finish() -> Ending? {
+        typealias Ended = (task: URLSessionTask, timer: (any DispatchSourceTimer)?, ending: Ending)
+        let ended = state.withLock { state -> Ended? in
+            guard case .running(let task, _) = state.phase else {
                 return nil
             }
             state.phase = .finished
             defer { state.timer = nil }
-            return .some(state.timer)
+            return (task, state.timer, Ending(redirectRefusal: state.redirects.refusal))
         }
-        guard let timer else {
-            return false
+        guard let ended else {
+            return nil
         }
-        timer?.cancel()
-        registry.remove(self)
-        return true
+        ended.timer?.cancel()
+        registry.remove(ended.task)
+        return ended.ending
     }
 
     func cancel() {
@@ -264,30 +305,74 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
     }
 
     private func end(with error: FetchError) {
-        let ended = state.withLock { state -> (task: URLSessionTask?, timer: (any DispatchSourceTimer)?)? in
-            let task: URLSessionTask?
+        typealias Ended = (
+            task: URLSessionTask, report: @Sendable (FetchError) -> Void, timer: (any DispatchSourceTimer)?
+        )
+        let ended = state.withLock { state -> Ended? in
             switch state.phase {
-            case .finished:
-                return nil
             case .created:
-                task = nil
-            case .running(let running):
-                task = running
+                state.phase = .endedEarly(error)
+                return nil
+            case .running(let task, let report):
+                state.phase = .finished
+                defer { state.timer = nil }
+                return (task, report, state.timer)
+            case .endedEarly, .finished:
+                return nil
             }
-            state.phase = .finished
-            defer { state.timer = nil }
-            return (task, state.timer)
         }
         guard let ended else {
             return
         }
-        ended.task?.cancel()
+        ended.task.cancel()
         ended.timer?.cancel()
-        registry.remove(self)
-        report(error)
+        registry.remove(ended.task)
+        ended.report(error)
     }
 
-    // MARK: URLSessionTaskDelegate
+    /// The request to follow a redirect with under `policy`, or `nil` to stop there.
+    func redirect(after response: HTTPURLResponse, to request: URLRequest, policy: RedirectPolicy) -> URLRequest? {
+        state.withLock { $0.redirects.next(after: response, redirect: request, policy: policy) }
+    }
+}
+
+/// The calls a ``Session`` has in flight, by task: for ``Session/cancelAllTasks()``, and to find a task's call when
+/// it is redirected.
+private final class CallRegistry: Sendable {
+    private let calls = Locked([ObjectIdentifier: Call]())
+
+    func insert(_ call: Call, for task: URLSessionTask) {
+        calls.withLock { $0[ObjectIdentifier(task)] = call }
+    }
+
+    func remove(_ task: URLSessionTask) {
+        calls.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
+    }
+
+    func call(for task: URLSessionTask) -> Call? {
+        calls.withLock { $0[ObjectIdentifier(task)] }
+    }
+
+    func cancelAll() {
+        let inFlight = calls.withLock { Array($0.values) }
+        for call in inFlight {
+            call.cancel()
+        }
+    }
+}
+
+/// The delegate of every task a ``Session`` starts, applying its ``RedirectPolicy`` through each task's call.
+///
+/// A task delegate rather than a session delegate, so that the policy holds on any `URLSession`, `.shared`
+/// included; one per session rather than one per call, because only the rare redirect needs it.
+private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    private let calls: CallRegistry
+    private let policy: RedirectPolicy
+
+    init(calls: CallRegistry, policy: RedirectPolicy) {
+        self.calls = calls
+        self.policy = policy
+    }
 
     func urlSession(
         _ session: URLSession,
@@ -296,27 +381,7 @@ private final class Call: NSObject, Cancellable, URLSessionTaskDelegate, @unchec
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let next = state.withLock { $0.redirects.next(after: response, redirect: request, policy: redirectPolicy) }
-        completionHandler(next)
-    }
-}
-
-/// The calls a ``Session`` has in flight, for ``Session/cancelAllTasks()``.
-private final class CallRegistry: Sendable {
-    private let calls = Locked([ObjectIdentifier: Call]())
-
-    func insert(_ call: Call) {
-        calls.withLock { $0[ObjectIdentifier(call)] = call }
-    }
-
-    func remove(_ call: Call) {
-        calls.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(call)) }
-    }
-
-    func cancelAll() {
-        let inFlight = calls.withLock { Array($0.values) }
-        for call in inFlight {
-            call.cancel()
-        }
+        // A task without a call has been cancelled or has timed out: it goes no further.
+        completionHandler(calls.call(for: task)?.redirect(after: response, to: request, policy: policy))
     }
 }

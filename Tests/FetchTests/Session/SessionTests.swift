@@ -269,6 +269,55 @@ import Testing
         #expect(spy.calls.first?.isCancelled == true)
     }
 
+    @Test func aTaskCancelledBeforeItStartsNeverSendsTheSessionsRequest() async throws {
+        let path = "/delay/4321"
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let _: Data = try await session.perform(TestRequest(server.url(path)))
+        }
+        let result = await task.result
+        guard case .cancelled = try fetchError(result) else {
+            Issue.record("expected .cancelled, got \(result)")
+            return
+        }
+        // Had it been sent, it would have reached the server by the time a second request has.
+        _ = try await server.hits(path)
+        #expect(try await server.hits(path) == 0)
+    }
+
+    @Test func everyAsyncCallEndsOnceWhenTaskCancellationRacesTheAnswer() async throws {
+        let calls = 200
+        // A continuation resumed twice traps, and one never resumed leaves its task waiting: both fail this test.
+        let ended = Captured<Result<User, any Error>>()
+        for _ in 0..<calls {
+            let task = Task {
+                do {
+                    let user: User = try await session.perform(TestRequest(server.url("/users/1")))
+                    ended.capture(.success(user))
+                } catch {
+                    ended.capture(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
+                task.cancel()
+            }
+        }
+        let results = try await ended.wait(for: calls, timeout: .seconds(60))
+        #expect(results.count == calls)
+        for result in results {
+            switch result {
+            case .success(let user):
+                #expect(user.name == "Ada Lovelace")
+            case .failure:
+                guard case .cancelled = try fetchError(result) else {
+                    Issue.record("expected the user or .cancelled, got \(result)")
+                    continue
+                }
+            }
+        }
+    }
+
     @Test func everyCompletionIsCalledExactlyOnceWhenCancelRacesCompletion() async throws {
         let calls = 300
         let counts = Locked([Int](repeating: 0, count: calls))
