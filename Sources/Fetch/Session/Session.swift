@@ -167,6 +167,8 @@ public final class Session: RequestPerforming {
             guard let ending = call.finish() else {
                 return
             }
+            // The caller gets the answer first; unregistering the call is not on its way.
+            defer { ending.release() }
             if let refusal = ending.redirectRefusal {
                 finish(.failure(refusal))
                 return
@@ -222,10 +224,19 @@ private struct Call: Cancellable {
         var redirects: RedirectTracker
     }
 
-    /// How the answer that ended a call is to be reported.
+    /// How the answer that ended a call is to be reported, and what is left to release once it has been.
     struct Ending {
         /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
         let redirectRefusal: FetchError?
+        fileprivate let task: URLSessionTask
+        fileprivate let timer: (any DispatchSourceTimer)?
+        fileprivate let registry: CallRegistry
+
+        /// Cancels the timeout and unregisters the call.
+        func release() {
+            timer?.cancel()
+            registry.remove(task)
+        }
     }
 
     private let state: Locked<State>
@@ -281,23 +292,17 @@ private struct Call: Cancellable {
     }
 
     /// Ends the call because its answer arrived; returns `nil` when a cancel or the timeout ended it first, and
-    /// otherwise how to report the answer.
+    /// otherwise how to report the answer. The caller releases the ending once it has reported.
     func finish() -> Ending? {
-        typealias Ended = (task: URLSessionTask, timer: (any DispatchSourceTimer)?, ending: Ending)
-        let ended = state.withLock { state -> Ended? in
+        state.withLock { state -> Ending? in
             guard case .running(let task, _) = state.phase else {
                 return nil
             }
             state.phase = .finished
             defer { state.timer = nil }
-            return (task, state.timer, Ending(redirectRefusal: state.redirects.refusal))
+            return Ending(
+                redirectRefusal: state.redirects.refusal, task: task, timer: state.timer, registry: registry)
         }
-        guard let ended else {
-            return nil
-        }
-        ended.timer?.cancel()
-        registry.remove(ended.task)
-        return ended.ending
     }
 
     func cancel() {
