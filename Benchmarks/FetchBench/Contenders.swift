@@ -99,6 +99,89 @@ func throughput(
     return Double(count) / seconds
 }
 
+/// Sequential requests per second of two sides measured request by request: `pairs` calls of each, alternating A B
+/// B A A B …, each chained from the previous one's completion and timed from its start to its completion.
+///
+/// Two requests next to each other in time see the same machine, so the pair is finer than two batches one after
+/// the other: a slow spell moves both sides of the ratio.
+func alternatingThroughput(
+    pairs: Int,
+    _ a: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void,
+    _ b: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
+) -> (a: Double, b: Double) {
+    let done = DispatchSemaphore(value: 0)
+    // Nanoseconds spent by each side, and failures; only one call is in flight at a time.
+    let totals = Locked((a: UInt64(0), b: UInt64(0), failures: 0))
+    @Sendable func call(_ index: Int) {
+        guard index < 2 * pairs else {
+            done.signal()
+            return
+        }
+        let isA = Alternation.isFirst(index)
+        let start = now()
+        (isA ? a : b) { result in
+            let elapsed = now() - start
+            totals.withLock { totals in
+                if isA {
+                    totals.a += elapsed
+                } else {
+                    totals.b += elapsed
+                }
+                if case .failure = result {
+                    totals.failures += 1
+                }
+            }
+            call(index + 1)
+        }
+    }
+    call(0)
+    done.wait()
+    return rates(totals.withLock { $0 }, pairs: pairs)
+}
+
+/// The `async` form of ``alternatingThroughput(pairs:_:_:)``.
+func alternatingAsyncThroughput(
+    pairs: Int,
+    _ a: @escaping @Sendable () async throws -> [Item],
+    _ b: @escaping @Sendable () async throws -> [Item]
+) -> (a: Double, b: Double) {
+    blocking {
+        var totals = (a: UInt64(0), b: UInt64(0), failures: 0)
+        for index in 0..<(2 * pairs) {
+            let isA = Alternation.isFirst(index)
+            let start = now()
+            do {
+                _ = try await (isA ? a : b)()
+            } catch {
+                totals.failures += 1
+            }
+            let elapsed = now() - start
+            if isA {
+                totals.a += elapsed
+            } else {
+                totals.b += elapsed
+            }
+        }
+        return rates(totals, pairs: pairs)
+    }
+}
+
+/// Which side goes at each step of an alternation: A B B A A B B A …, so that each side follows the other as often
+/// as itself.
+enum Alternation {
+    static func isFirst(_ index: Int) -> Bool {
+        (index + index / 2) % 2 == 0
+    }
+}
+
+/// Requests per second of each side from the nanoseconds each spent on `pairs` requests.
+private func rates(_ totals: (a: UInt64, b: UInt64, failures: Int), pairs: Int) -> (a: Double, b: Double) {
+    if totals.failures > 0 {
+        print("fetch-bench: \(totals.failures) of \(2 * pairs) requests failed")
+    }
+    return (Double(pairs) / (Double(totals.a) / 1e9), Double(pairs) / (Double(totals.b) / 1e9))
+}
+
 /// Requests per second of `count` `async` calls, `concurrency` tasks at a time.
 func asyncThroughput(
     count: Int,

@@ -42,6 +42,13 @@ func interleaved(rounds: Int, _ a: () -> Double, _ b: () -> Double) -> Compariso
     return Comparison(a: median(aResults), b: median(bResults), ratio: median(ratios))
 }
 
+/// Runs `round` (which measures both sides together) `rounds` times and compares the sides.
+func paired(rounds: Int, _ round: () -> (a: Double, b: Double)) -> Comparison {
+    let results = (0..<rounds).map { _ in round() }
+    return Comparison(
+        a: median(results.map(\.a)), b: median(results.map(\.b)), ratio: median(results.map { $0.a / $0.b }))
+}
+
 /// Runs `body` on a Task and blocks the calling (non-pool) thread until it finishes.
 func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
     let result = ResultBox<T>()

@@ -19,20 +19,21 @@ struct Table {
     private var rows: [Row] = []
     private var allPassed = true
 
-    /// A row comparing Fetch's median (`a`) with the baseline's (`b`).
-    mutating func ratio(_ measure: String, _ values: Comparison, unit: String, target: Target) {
+    /// A row comparing Fetch's median (`a`) with the baseline's (`b`), judged against `target` when there is one.
+    mutating func ratio(_ measure: String, _ values: Comparison, unit: String, target: Target?) {
         let ratio = values.ratio
-        let (text, passed) =
+        let (text, passed): (String, Bool?) =
             switch target {
             case .atLeast(let bound): (String(format: ">= %.2fx", bound), ratio >= bound)
             case .atMost(let bound): (String(format: "<= %.2fx", bound), ratio <= bound)
+            case nil: ("", nil)
             }
         let format = unit == "µs" ? "%.1f" : "%.0f"
         add(
             Row(
                 measure: measure, fetch: String(format: format, values.a), baseline: String(format: format, values.b),
-                ratio: String(format: "%.3fx", ratio), target: text, result: passed ? "PASS" : "FAIL"),
-            passed: passed)
+                ratio: String(format: "%.3fx", ratio), target: text, result: passed.map { $0 ? "PASS" : "FAIL" } ?? ""),
+            passed: passed ?? true)
     }
 
     /// A row with a value of Fetch's, and a target when there is one.
