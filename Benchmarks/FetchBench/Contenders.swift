@@ -56,49 +56,6 @@ struct Contenders {
     }
 }
 
-/// Requests per second of `count` calls of `call`, `concurrency` at a time, each chain starting its next call from
-/// the previous one's completion.
-func throughput(
-    count: Int,
-    concurrency: Int,
-    _ call: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
-) -> Double {
-    let group = DispatchGroup()
-    let remaining = Locked(count)
-    let failures = Locked(0)
-    @Sendable func next() {
-        let go = remaining.withLock { remaining -> Bool in
-            guard remaining > 0 else {
-                return false
-            }
-            remaining -= 1
-            return true
-        }
-        guard go else {
-            group.leave()
-            return
-        }
-        call { result in
-            if case .failure = result {
-                failures.withLock { $0 += 1 }
-            }
-            next()
-        }
-    }
-    let start = now()
-    for _ in 0..<concurrency {
-        group.enter()
-        next()
-    }
-    group.wait()
-    let seconds = Double(now() - start) / 1e9
-    let failed = failures.withLock { $0 }
-    if failed > 0 {
-        print("fetch-bench: \(failed) of \(count) requests failed")
-    }
-    return Double(count) / seconds
-}
-
 /// Sequential requests per second of two sides measured request by request: `pairs` calls of each, alternating A B
 /// B A A B …, each chained from the previous one's completion and timed from its start to its completion.
 ///
@@ -136,7 +93,7 @@ func alternatingThroughput(
     }
     call(0)
     done.wait()
-    return rates(totals.withLock { $0 }, pairs: pairs)
+    return rates(totals.withLock { $0 }, requests: pairs)
 }
 
 /// The `async` form of ``alternatingThroughput(pairs:_:_:)``.
@@ -162,7 +119,80 @@ func alternatingAsyncThroughput(
                 totals.b += elapsed
             }
         }
-        return rates(totals, pairs: pairs)
+        return rates(totals, requests: pairs)
+    }
+}
+
+/// Requests per second of two sides sending `concurrency` requests at a time, in waves: a wave starts them together
+/// and ends when the last has completed, and the sides alternate wave by wave (A B B A …), `waves` waves each.
+func alternatingWaves(
+    waves: Int,
+    concurrency: Int,
+    _ a: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void,
+    _ b: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
+) -> (a: Double, b: Double) {
+    var totals = (a: UInt64(0), b: UInt64(0), failures: 0)
+    let failures = Locked(0)
+    for index in 0..<(2 * waves) {
+        let isA = Alternation.isFirst(index)
+        let side = isA ? a : b
+        let wave = DispatchGroup()
+        let start = now()
+        for _ in 0..<concurrency {
+            wave.enter()
+            side { result in
+                if case .failure = result {
+                    failures.withLock { $0 += 1 }
+                }
+                wave.leave()
+            }
+        }
+        wave.wait()
+        let elapsed = now() - start
+        if isA {
+            totals.a += elapsed
+        } else {
+            totals.b += elapsed
+        }
+    }
+    totals.failures = failures.withLock { $0 }
+    return rates(totals, requests: waves * concurrency)
+}
+
+/// The `async` form of ``alternatingWaves(waves:concurrency:_:_:)``: each wave is a task group.
+func alternatingAsyncWaves(
+    waves: Int,
+    concurrency: Int,
+    _ a: @escaping @Sendable () async throws -> [Item],
+    _ b: @escaping @Sendable () async throws -> [Item]
+) -> (a: Double, b: Double) {
+    blocking {
+        var totals = (a: UInt64(0), b: UInt64(0), failures: 0)
+        for index in 0..<(2 * waves) {
+            let isA = Alternation.isFirst(index)
+            let side = isA ? a : b
+            let start = now()
+            totals.failures += await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        do {
+                            _ = try await side()
+                            return 0
+                        } catch {
+                            return 1
+                        }
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            let elapsed = now() - start
+            if isA {
+                totals.a += elapsed
+            } else {
+                totals.b += elapsed
+            }
+        }
+        return rates(totals, requests: waves * concurrency)
     }
 }
 
@@ -174,42 +204,10 @@ enum Alternation {
     }
 }
 
-/// Requests per second of each side from the nanoseconds each spent on `pairs` requests.
-private func rates(_ totals: (a: UInt64, b: UInt64, failures: Int), pairs: Int) -> (a: Double, b: Double) {
+/// Requests per second of each side from the nanoseconds each spent on its `requests` requests.
+private func rates(_ totals: (a: UInt64, b: UInt64, failures: Int), requests: Int) -> (a: Double, b: Double) {
     if totals.failures > 0 {
-        print("fetch-bench: \(totals.failures) of \(2 * pairs) requests failed")
+        print("fetch-bench: \(totals.failures) of \(2 * requests) requests failed")
     }
-    return (Double(pairs) / (Double(totals.a) / 1e9), Double(pairs) / (Double(totals.b) / 1e9))
-}
-
-/// Requests per second of `count` `async` calls, `concurrency` tasks at a time.
-func asyncThroughput(
-    count: Int,
-    concurrency: Int,
-    _ call: @escaping @Sendable () async throws -> [Item]
-) -> Double {
-    blocking {
-        let start = now()
-        let failures = await withTaskGroup(of: Int.self) { group in
-            for worker in 0..<concurrency {
-                let share = count / concurrency + (worker < count % concurrency ? 1 : 0)
-                group.addTask {
-                    var failures = 0
-                    for _ in 0..<share {
-                        do {
-                            _ = try await call()
-                        } catch {
-                            failures += 1
-                        }
-                    }
-                    return failures
-                }
-            }
-            return await group.reduce(0, +)
-        }
-        if failures > 0 {
-            print("fetch-bench: \(failures) of \(count) requests failed")
-        }
-        return Double(count) / (Double(now() - start) / 1e9)
-    }
+    return (Double(requests) / (Double(totals.a) / 1e9), Double(requests) / (Double(totals.b) / 1e9))
 }

@@ -97,11 +97,11 @@ struct FetchBench {
             let url = transport.url
             let request = Get(url: url)
             // Warm up both sides: connections, lazy globals, caches.
-            _ = throughput(count: 50, concurrency: 8) { contenders.handWritten(url, completion: $0) }
-            _ = throughput(count: 50, concurrency: 8) { contenders.session.perform(request, completion: $0) }
+            let handWritten: Side = { contenders.handWritten(url, completion: $0) }
+            _ = alternatingWaves(
+                waves: 6, concurrency: 8, { contenders.session.perform(request, completion: $0) }, handWritten)
             // A/A control: the hand-written code against itself shows how far apart two identical sides land on
             // this machine, that is what a ratio can resolve.
-            let handWritten: Side = { contenders.handWritten(url, completion: $0) }
             let control = paired(rounds: options.rounds) {
                 alternatingThroughput(pairs: options.requests, handWritten, handWritten)
             }
@@ -132,29 +132,21 @@ struct FetchBench {
                     "Fetch's added time per request, sequential, callback / async, \(transport.name) (µs)",
                     "\(added(callback)) / \(added(async))")
             }
-            // 8 concurrent: the two sides alternate batch by batch, each batch 8 chains of 8 requests; short batches
-            // and many rounds, so that each ratio compares two stretches of time close together.
+            // 8 concurrent: the two sides alternate wave by wave, each wave 8 requests sent together.
             let concurrency = 8
-            let count = 8 * concurrency
-            let batches = options.rounds * 5
-            let concurrentCallback = interleaved(rounds: batches) {
-                throughput(count: count, concurrency: concurrency) { completion in
-                    contenders.session.perform(request, completion: completion)
-                }
-            } _: {
-                throughput(count: count, concurrency: concurrency, handWritten)
+            let waves = options.requests / 4
+            let concurrentCallback = paired(rounds: options.rounds) {
+                alternatingWaves(
+                    waves: waves, concurrency: concurrency,
+                    { contenders.session.perform(request, completion: $0) }, handWritten)
             }
             table.ratio(
                 "Session callback, \(concurrency) concurrent, \(transport.name) (req/s)", concurrentCallback, unit: "",
                 target: transport.target)
-            let concurrentAsync = interleaved(rounds: batches) {
-                asyncThroughput(count: count, concurrency: concurrency) {
-                    try await contenders.session.perform(request)
-                }
-            } _: {
-                asyncThroughput(count: count, concurrency: concurrency) {
-                    try await contenders.handWritten(url)
-                }
+            let concurrentAsync = paired(rounds: options.rounds) {
+                alternatingAsyncWaves(
+                    waves: waves, concurrency: concurrency, { try await contenders.session.perform(request) },
+                    { try await contenders.handWritten(url) })
             }
             table.ratio(
                 "Session async, \(concurrency) concurrent, \(transport.name) (req/s)", concurrentAsync, unit: "",
@@ -196,11 +188,14 @@ struct FetchBench {
         let request = Get(url: URL(fileURLWithPath: "/items"))
         for (name, payload) in [("1 KB", Payload.small), ("100 KB", Payload.medium), ("1 MB", Payload.large)] {
             let response = Response(status: 200, data: payload, originalRequest: request)
-            let repetitions = max(3, options.parseBytes / payload.count)
-            let timing = interleaved(rounds: options.rounds) {
-                timePerCall(repetitions) { _ = [Item].parse(response: response, errorParser: nil) }
-            } _: {
-                timePerCall(repetitions) { _ = try? decoder.decode([Item].self, from: payload) }
+            // Call by call, A B B A …: each parse is timed next to one of the other side's.
+            let pairs = max(3, options.parseBytes / payload.count / 2)
+            let timing = paired(rounds: options.rounds) {
+                alternatingTimePerCall(pairs: pairs) {
+                    _ = [Item].parse(response: response, errorParser: nil)
+                } _: {
+                    _ = try? decoder.decode([Item].self, from: payload)
+                }
             }
             table.ratio(
                 "Decodable parse vs bare JSONDecoder, \(name) (µs)", timing, unit: "µs", target: .atMost(1.05))
@@ -214,6 +209,23 @@ struct FetchBench {
                 }
             })
         table.value("MockPerformer round trips, 1 KB (per s)", String(format: "%.0f", 1e6 / perCall))
+    }
+
+    /// Microseconds per call of `a` and of `b`, called alternately (A B B A A B …) `pairs` times each.
+    static func alternatingTimePerCall(pairs: Int, _ a: () -> Void, _ b: () -> Void) -> (a: Double, b: Double) {
+        var totals = (a: UInt64(0), b: UInt64(0))
+        for index in 0..<(2 * pairs) {
+            let isA = Alternation.isFirst(index)
+            let start = now()
+            if isA {
+                a()
+                totals.a += now() - start
+            } else {
+                b()
+                totals.b += now() - start
+            }
+        }
+        return (Double(totals.a) / 1e3 / Double(pairs), Double(totals.b) / 1e3 / Double(pairs))
     }
 
     /// Microseconds per call of `body`, over `repetitions` calls.
@@ -286,7 +298,7 @@ struct FetchBench {
 
     /// Returns whether the cache stored the response and answered from it.
     static func cacheRows(into table: inout Table, options: Options, server: HTTPServer?) -> Bool {
-        let name = server.map { "\($0.name) server" } ?? "in-process backend"
+        let name = server.map { $0.name == "server" ? "server" : "\($0.name) server" } ?? "in-process backend"
         let configuration = server == nil ? inProcessConfiguration() : serverConfiguration()
         guard let url = server?.url ?? inProcessURL,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)

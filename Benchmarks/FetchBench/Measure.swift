@@ -24,24 +24,6 @@ struct Comparison {
     let ratio: Double
 }
 
-/// Runs `a` and `b` alternately (A B B A A B …) for `rounds` rounds and compares them.
-func interleaved(rounds: Int, _ a: () -> Double, _ b: () -> Double) -> Comparison {
-    var aResults: [Double] = []
-    var bResults: [Double] = []
-    for round in 0..<rounds {
-        // Alternate which side goes first, so that neither always runs on a warmer machine.
-        if round % 2 == 0 {
-            aResults.append(a())
-            bResults.append(b())
-        } else {
-            bResults.append(b())
-            aResults.append(a())
-        }
-    }
-    let ratios = zip(aResults, bResults).map { $0 / $1 }
-    return Comparison(a: median(aResults), b: median(bResults), ratio: median(ratios))
-}
-
 /// Runs `round` (which measures both sides together) `rounds` times and compares the sides.
 func paired(rounds: Int, _ round: () -> (a: Double, b: Double)) -> Comparison {
     let results = (0..<rounds).map { _ in round() }
