@@ -56,8 +56,9 @@ struct Table {
         allPassed = allPassed && passed
     }
 
-    /// The table as Markdown, so that it can be pasted into Benchmarks/README.md as is.
-    func render(title: String, footer: String) -> String {
+    /// The table as Markdown, so that it can be pasted into Benchmarks/README.md as is; `judged` says whether the run
+    /// was long enough for a verdict on its timing targets.
+    func render(title: String, footer: String, judged: Bool) -> String {
         let header = Row(
             measure: "Measure", fetch: "Fetch", baseline: "Baseline", ratio: "Ratio", target: "Target",
             result: "Result")
@@ -77,7 +78,10 @@ struct Table {
             + widths.enumerated().map { index, width in
                 index == 0 ? String(repeating: "-", count: width + 2) : String(repeating: "-", count: width + 1) + ":"
             }.joined(separator: "|") + "|"
-        let verdict = allPassed ? "every target met" : "some targets missed"
+        let verdict =
+            judged
+            ? (allPassed ? "every target met" : "some targets missed")
+            : "too few requests to judge the timing targets: run without --quick for that"
         return ([title, "", line(header), rule] + rows.map(line) + ["", "\(footer); \(verdict)"]).joined(
             separator: "\n")
     }
