@@ -29,8 +29,8 @@ public final class Session: RequestPerforming {
 
     private let defaultTimeout: TimeInterval
     private let ownsURLSession: Bool
-    private let calls: CallRegistry
-    private let redirects: RedirectDelegate
+    /// The delegate of every task the session starts, which keeps the calls in flight.
+    private let tasks: TaskDelegate
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
@@ -50,7 +50,7 @@ public final class Session: RequestPerforming {
         self.redirectPolicy = redirectPolicy
         self.defaultTimeout = session.configuration.timeoutIntervalForRequest
         self.ownsURLSession = false
-        (self.calls, self.redirects) = Self.makeRegistry(redirectPolicy)
+        self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
     }
 
     /// Creates a session that owns a `URLSession` made from `configuration`, and invalidates it when released.
@@ -73,12 +73,7 @@ public final class Session: RequestPerforming {
         self.redirectPolicy = redirectPolicy
         self.defaultTimeout = configuration.timeoutIntervalForRequest
         self.ownsURLSession = true
-        (self.calls, self.redirects) = Self.makeRegistry(redirectPolicy)
-    }
-
-    private static func makeRegistry(_ policy: RedirectPolicy) -> (CallRegistry, RedirectDelegate) {
-        let calls = CallRegistry()
-        return (calls, RedirectDelegate(calls: calls, policy: policy))
+        self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
     }
 
     deinit {
@@ -138,7 +133,7 @@ public final class Session: RequestPerforming {
     /// Builds the `URLRequest` to send and the call that will carry it, not started yet.
     private func prepare(_ request: any Request) -> Result<(Call, URLRequest), any Error> {
         Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout).map { urlRequest in
-            let call = Call(registry: calls, originalURL: urlRequest.url ?? request.url)
+            let call = Call(registry: tasks.calls, originalURL: urlRequest.url ?? request.url)
             return (call, urlRequest)
         }
     }
@@ -182,7 +177,7 @@ public final class Session: RequestPerforming {
                     errorParser: errorParser
                 ))
         }
-        task.delegate = redirects
+        task.delegate = tasks
         call.start(task) { error in finish(.failure(error)) }
     }
 
@@ -190,7 +185,7 @@ public final class Session: RequestPerforming {
     ///
     /// Tasks that other code started on the same `URLSession` are left alone.
     public func cancelAllTasks() {
-        calls.cancelAll()
+        tasks.calls.cancelAll()
     }
 
 }
@@ -366,17 +361,17 @@ private final class CallRegistry: Sendable {
     }
 }
 
-/// The delegate of every task a ``Session`` starts, applying its ``RedirectPolicy`` through each task's call.
+/// The delegate of every task a ``Session`` starts: it keeps the session's calls in flight, and applies its
+/// ``RedirectPolicy`` through each task's call.
 ///
 /// A task delegate rather than a session delegate, so that the policy holds on any `URLSession`, `.shared`
 /// included; one per session rather than one per call, because only the rare redirect needs it.
-private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let calls: CallRegistry
-    private let policy: RedirectPolicy
+private final class TaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let calls = CallRegistry()
+    private let redirectPolicy: RedirectPolicy
 
-    init(calls: CallRegistry, policy: RedirectPolicy) {
-        self.calls = calls
-        self.policy = policy
+    init(redirectPolicy: RedirectPolicy) {
+        self.redirectPolicy = redirectPolicy
     }
 
     func urlSession(
@@ -387,6 +382,6 @@ private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // A task without a call has been cancelled or has timed out: it goes no further.
-        completionHandler(calls.call(for: task)?.redirect(after: response, to: request, policy: policy))
+        completionHandler(calls.call(for: task)?.redirect(after: response, to: request, policy: redirectPolicy))
     }
 }
