@@ -42,6 +42,23 @@ enum Payload {
     }
 }
 
+/// The header fields nginx sends with a static JSON file, which both the loopback server and the overhead row use, so
+/// that reading an answer costs what it costs against nginx.
+enum StaticFileHeaders {
+    static func fields(contentLength: Int, date: Date) -> [(name: String, value: String)] {
+        [
+            ("Server", "fetch-bench"),
+            ("Date", HTTPDate.string(from: date)),
+            ("Content-Type", "application/json"),
+            ("Content-Length", String(contentLength)),
+            ("Last-Modified", "Mon, 30 Nov 2026 09:10:04 GMT"),
+            ("Connection", "keep-alive"),
+            ("ETag", "\"692b0a6c-3a6\""),
+            ("Accept-Ranges", "bytes"),
+        ]
+    }
+}
+
 /// The in-process HTTP backend that both sides use in the no-server mode: a `URLProtocol` that answers from memory,
 /// so that the difference between the sides is the code above `URLSession`, not the transport.
 ///

@@ -56,19 +56,21 @@ struct Contenders {
     }
 }
 
+/// One side of a comparison in the callback form: starts a request and calls back with its result.
+typealias Side = @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
+
+/// One side of a comparison in the `async` form.
+typealias AsyncSide = @Sendable () async throws -> [Item]
+
 /// Sequential requests per second of two sides measured request by request: `pairs` calls of each, alternating A B
 /// B A A B …, each chained from the previous one's completion and timed from its start to its completion.
 ///
 /// Two requests next to each other in time see the same machine, so the pair is finer than two batches one after
 /// the other: a slow spell moves both sides of the ratio.
-func alternatingThroughput(
-    pairs: Int,
-    _ a: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void,
-    _ b: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
-) -> (a: Double, b: Double) {
+func alternatingThroughput(pairs: Int, _ a: @escaping Side, _ b: @escaping Side) -> (a: Double, b: Double) {
     let done = DispatchSemaphore(value: 0)
-    // Nanoseconds spent by each side, and failures; only one call is in flight at a time.
-    let totals = Locked((a: UInt64(0), b: UInt64(0), failures: 0))
+    // Only one call is in flight at a time; the lock hands the times from one completion's thread to the next.
+    let times = Locked(SideTimes())
     @Sendable func call(_ index: Int) {
         guard index < 2 * pairs else {
             done.signal()
@@ -78,121 +80,91 @@ func alternatingThroughput(
         let start = now()
         (isA ? a : b) { result in
             let elapsed = now() - start
-            totals.withLock { totals in
-                if isA {
-                    totals.a += elapsed
-                } else {
-                    totals.b += elapsed
-                }
-                if case .failure = result {
-                    totals.failures += 1
-                }
-            }
+            times.withLock { $0.add(elapsed, toA: isA, failures: result.isFailure ? 1 : 0) }
             call(index + 1)
         }
     }
     call(0)
     done.wait()
-    return rates(totals.withLock { $0 }, requests: pairs)
+    return times.withLock { $0 }.rates(requests: pairs)
 }
 
 /// The `async` form of ``alternatingThroughput(pairs:_:_:)``.
-func alternatingAsyncThroughput(
-    pairs: Int,
-    _ a: @escaping @Sendable () async throws -> [Item],
-    _ b: @escaping @Sendable () async throws -> [Item]
-) -> (a: Double, b: Double) {
+func alternatingAsyncThroughput(pairs: Int, _ a: @escaping AsyncSide, _ b: @escaping AsyncSide) -> (
+    a: Double, b: Double
+) {
     blocking {
-        var totals = (a: UInt64(0), b: UInt64(0), failures: 0)
+        var times = SideTimes()
         for index in 0..<(2 * pairs) {
             let isA = Alternation.isFirst(index)
             let start = now()
-            do {
-                _ = try await (isA ? a : b)()
-            } catch {
-                totals.failures += 1
-            }
-            let elapsed = now() - start
-            if isA {
-                totals.a += elapsed
-            } else {
-                totals.b += elapsed
-            }
+            let failed = await failures(of: 1, isA ? a : b)
+            times.add(now() - start, toA: isA, failures: failed)
         }
-        return rates(totals, requests: pairs)
+        return times.rates(requests: pairs)
     }
 }
 
 /// Requests per second of two sides sending `concurrency` requests at a time, in waves: a wave starts them together
 /// and ends when the last has completed, and the sides alternate wave by wave (A B B A …), `waves` waves each.
-func alternatingWaves(
-    waves: Int,
-    concurrency: Int,
-    _ a: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void,
-    _ b: @escaping @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
-) -> (a: Double, b: Double) {
-    var totals = (a: UInt64(0), b: UInt64(0), failures: 0)
-    let failures = Locked(0)
+func alternatingWaves(waves: Int, concurrency: Int, _ a: @escaping Side, _ b: @escaping Side) -> (a: Double, b: Double)
+{
+    var times = SideTimes()
     for index in 0..<(2 * waves) {
         let isA = Alternation.isFirst(index)
         let side = isA ? a : b
         let wave = DispatchGroup()
+        let failures = Locked(0)
         let start = now()
         for _ in 0..<concurrency {
             wave.enter()
             side { result in
-                if case .failure = result {
+                if result.isFailure {
                     failures.withLock { $0 += 1 }
                 }
                 wave.leave()
             }
         }
         wave.wait()
-        let elapsed = now() - start
-        if isA {
-            totals.a += elapsed
-        } else {
-            totals.b += elapsed
-        }
+        times.add(now() - start, toA: isA, failures: failures.withLock { $0 })
     }
-    totals.failures = failures.withLock { $0 }
-    return rates(totals, requests: waves * concurrency)
+    return times.rates(requests: waves * concurrency)
 }
 
 /// The `async` form of ``alternatingWaves(waves:concurrency:_:_:)``: each wave is a task group.
 func alternatingAsyncWaves(
     waves: Int,
     concurrency: Int,
-    _ a: @escaping @Sendable () async throws -> [Item],
-    _ b: @escaping @Sendable () async throws -> [Item]
+    _ a: @escaping AsyncSide,
+    _ b: @escaping AsyncSide
 ) -> (a: Double, b: Double) {
     blocking {
-        var totals = (a: UInt64(0), b: UInt64(0), failures: 0)
+        var times = SideTimes()
         for index in 0..<(2 * waves) {
             let isA = Alternation.isFirst(index)
-            let side = isA ? a : b
             let start = now()
-            totals.failures += await withTaskGroup(of: Int.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        do {
-                            _ = try await side()
-                            return 0
-                        } catch {
-                            return 1
-                        }
-                    }
-                }
-                return await group.reduce(0, +)
-            }
-            let elapsed = now() - start
-            if isA {
-                totals.a += elapsed
-            } else {
-                totals.b += elapsed
-            }
+            let failed = await failures(of: concurrency, isA ? a : b)
+            times.add(now() - start, toA: isA, failures: failed)
         }
-        return rates(totals, requests: waves * concurrency)
+        return times.rates(requests: waves * concurrency)
+    }
+}
+
+/// Runs `count` calls of `side` together and returns how many failed; one call runs directly, without a task group.
+private func failures(of count: Int, _ side: @escaping AsyncSide) async -> Int {
+    guard count > 1 else {
+        do {
+            _ = try await side()
+            return 0
+        } catch {
+            return 1
+        }
+    }
+    return await withTaskGroup(of: Int.self) { group in
+        for _ in 0..<count {
+            group.addTask { await failures(of: 1, side) }
+        }
+        return await group.reduce(0, +)
     }
 }
 
@@ -204,10 +176,41 @@ enum Alternation {
     }
 }
 
-/// Requests per second of each side from the nanoseconds each spent on its `requests` requests.
-private func rates(_ totals: (a: UInt64, b: UInt64, failures: Int), requests: Int) -> (a: Double, b: Double) {
-    if totals.failures > 0 {
-        print("fetch-bench: \(totals.failures) of \(2 * requests) requests failed")
+/// The nanoseconds each side of an alternation has spent, and how many of its requests failed.
+struct SideTimes {
+    private var a: UInt64 = 0
+    private var b: UInt64 = 0
+    private var failures = 0
+
+    /// Adds `elapsed` to side A's time or to side B's, and `failures` failed requests.
+    mutating func add(_ elapsed: UInt64, toA isA: Bool, failures: Int = 0) {
+        if isA {
+            a += elapsed
+        } else {
+            b += elapsed
+        }
+        self.failures += failures
     }
-    return (Double(requests) / (Double(totals.a) / 1e9), Double(requests) / (Double(totals.b) / 1e9))
+
+    /// Calls per second of each side, each having made `requests` calls.
+    func rates(requests: Int) -> (a: Double, b: Double) {
+        if failures > 0 {
+            print("fetch-bench: \(failures) of \(2 * requests) requests failed")
+        }
+        return (Double(requests) / (Double(a) / 1e9), Double(requests) / (Double(b) / 1e9))
+    }
+
+    /// Microseconds per call of each side, each having made `calls` calls.
+    func microsecondsPerCall(calls: Int) -> (a: Double, b: Double) {
+        (Double(a) / 1e3 / Double(calls), Double(b) / 1e3 / Double(calls))
+    }
+}
+
+extension Result {
+    var isFailure: Bool {
+        if case .failure = self {
+            return true
+        }
+        return false
+    }
 }

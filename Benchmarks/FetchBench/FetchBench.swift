@@ -77,9 +77,6 @@ struct FetchBench {
         }
     }
 
-    /// One side of a comparison in the callback form: starts a request and calls back with its result.
-    typealias Side = @Sendable (@escaping @Sendable (Result<[Item], any Error>) -> Void) -> Void
-
     // MARK: - 1. Session vs hand-written URLSession
 
     /// The in-process rows show Fetch's own cost with next to no transport under it; the targets are judged over a
@@ -161,11 +158,8 @@ struct FetchBench {
             return
         }
         let request = Get(url: url)
-        let headers = [
-            "Server": "nginx/1.22.1", "Date": "Mon, 30 Nov 2026 09:11:04 GMT", "Content-Type": "application/json",
-            "Content-Length": "934", "Last-Modified": "Mon, 30 Nov 2026 09:10:04 GMT", "Connection": "keep-alive",
-            "ETag": "\"692b0a6c-3a6\"", "Accept-Ranges": "bytes",
-        ]
+        let fields = StaticFileHeaders.fields(contentLength: Payload.small.count, date: Date())
+        let headers = Dictionary(fields, uniquingKeysWith: { first, _ in first })
         guard
             let answer = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)
         else {
@@ -213,19 +207,18 @@ struct FetchBench {
 
     /// Microseconds per call of `a` and of `b`, called alternately (A B B A A B …) `pairs` times each.
     static func alternatingTimePerCall(pairs: Int, _ a: () -> Void, _ b: () -> Void) -> (a: Double, b: Double) {
-        var totals = (a: UInt64(0), b: UInt64(0))
+        var times = SideTimes()
         for index in 0..<(2 * pairs) {
             let isA = Alternation.isFirst(index)
             let start = now()
             if isA {
                 a()
-                totals.a += now() - start
             } else {
                 b()
-                totals.b += now() - start
             }
+            times.add(now() - start, toA: isA)
         }
-        return (Double(totals.a) / 1e3 / Double(pairs), Double(totals.b) / 1e3 / Double(pairs))
+        return times.microsecondsPerCall(calls: pairs)
     }
 
     /// Microseconds per call of `body`, over `repetitions` calls.

@@ -1,4 +1,3 @@
-import Fetch
 import Foundation
 
 #if canImport(Glibc)
@@ -134,19 +133,10 @@ final class LoopbackServer: @unchecked Sendable {
     /// A 200 answer carrying the 1 KB payload, with the header fields nginx sends for a static file.
     private static func makeAnswer(extraHeader: String?) -> [UInt8] {
         let body = Payload.small
+        // The Date is when the server started: a cache computes a response's age from it, and a run lasts minutes.
+        let fields = StaticFileHeaders.fields(contentLength: body.count, date: Date())
         let head =
-            "HTTP/1.1 200 OK\r\n"
-            + "Server: fetch-bench\r\n"
-            // The time the server started: a cache computes a response's age from it, and a run lasts minutes.
-            + "Date: \(HTTPDate.string(from: Date()))\r\n"
-            + "Content-Type: application/json\r\n"
-            + "Content-Length: \(body.count)\r\n"
-            + "Last-Modified: Mon, 30 Nov 2026 09:10:04 GMT\r\n"
-            + "Connection: keep-alive\r\n"
-            + "ETag: \"692b0a6c-3a6\"\r\n"
-            + "Accept-Ranges: bytes\r\n"
-            + (extraHeader ?? "")
-            + "\r\n"
+            "HTTP/1.1 200 OK\r\n" + fields.map { "\($0.name): \($0.value)\r\n" }.joined() + (extraHeader ?? "") + "\r\n"
         return Array(head.utf8) + Array(body)
     }
 
