@@ -13,9 +13,9 @@ import Foundation
 ///
 /// ```swift
 /// let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
-/// var result: Result<User, any Error>?
-/// mock.perform(GetUser(id: 1)) { result = $0 }
-/// #expect(try result?.get().name == "Ada")
+/// let result = Captured<Result<User, any Error>>()
+/// mock.perform(GetUser(id: 1), completion: result.capture)
+/// #expect(try result.value?.get().name == "Ada")
 /// ```
 ///
 /// With ``init(routes:)`` it answers each method and path differently, and a request that no route matches fails
@@ -24,7 +24,8 @@ public final class MockPerformer: RequestPerforming {
     /// Works out the answer to a request: a response, or a thrown transport error such as `URLError(.timedOut)`.
     public typealias Handler = @Sendable (any Request) throws -> MockResponse
 
-    private let handler: Handler
+    /// The mock's pipeline: no middlewares, and a transport that answers from the handler before it returns.
+    public let pipeline: Pipeline
 
     /// Creates a performer that answers every request with the same response.
     ///
@@ -56,7 +57,7 @@ public final class MockPerformer: RequestPerforming {
     ///
     /// - Parameter handler: Called synchronously with each request that could be built.
     public init(_ handler: @escaping Handler) {
-        self.handler = handler
+        self.pipeline = Pipeline(MockTransport(handler: handler))
     }
 
     /// Creates a performer that answers by method and path, and fails loudly with ``NoAnswer`` for any request
@@ -85,12 +86,26 @@ public final class MockPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) { _ in
-            try handler(request)
-        }
-        completion(result)
-        return CompletedCall()
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
+}
+
+/// The transport of a ``MockPerformer``: answers each request from the handler, before `send` returns.
+private struct MockTransport: Transport {
+    let handler: MockPerformer.Handler
+
+    func send(
+        _ request: any Request,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        completion(MockExchange.response(for: request) { _ in try handler(request) })
+        return AnsweredCall()
+    }
+}
+
+/// A call that was answered before `send` returned: cancelling it does nothing.
+struct AnsweredCall: Cancellable {
+    func cancel() {}
 }
 
 extension MockPerformer {

@@ -52,22 +52,21 @@ public struct MockResponse: Sendable {
     }
 }
 
-/// Runs a request through the same path as `Session`: build the `URLRequest`, get an answer, parse it.
+/// Answers a request as a transport does, from a canned answer: the same path as `Session`'s, from building the
+/// `URLRequest` to turning a `URLError` into the ``FetchError`` that `Session` would deliver.
 enum MockExchange {
-    /// The result `request` gets when `answer` supplies the transport's answer: a response, or a thrown
+    /// The response `request` gets when `answer` supplies the transport's answer: a response, or a thrown
     /// transport error. `answer` is not asked when the request cannot be built.
-    static func result<T: Parsable>(
+    static func response(
         for request: any Request,
-        errorParser: (any ErrorParsing)?,
         answer: (URLRequest) throws -> MockResponse
-    ) -> Result<T, any Error> {
+    ) -> Result<Response, any Error> {
         Exchange.makeURLRequest(for: request, defaultTimeout: nil).flatMap { urlRequest in
             let mock: MockResponse
             do {
                 mock = try answer(urlRequest)
             } catch {
-                return Exchange.result(
-                    for: request, data: nil, urlResponse: nil, error: error, errorParser: errorParser)
+                return Exchange.response(for: request, data: nil, urlResponse: nil, error: error)
             }
             let url = urlRequest.url ?? request.url
             let httpResponse = HTTPURLResponse(
@@ -76,8 +75,7 @@ enum MockExchange {
                 httpVersion: "HTTP/1.1",
                 headerFields: mock.headers
             )
-            return Exchange.result(
-                for: request, data: mock.data, urlResponse: httpResponse, error: nil, errorParser: errorParser)
+            return Exchange.response(for: request, data: mock.data, urlResponse: httpResponse, error: nil)
         }
     }
 }

@@ -17,24 +17,31 @@ import Foundation
 ///
 /// Thread-safe: calls may arrive from any thread.
 public final class SpyPerformer: RequestPerforming {
-    private let performer: (any RequestPerforming)?
-    private let recorded = Locked([Call]())
+    /// The spy's pipeline: a pending spy's is a transport that holds each call; a forwarding spy's is the other
+    /// performer's, behind a middleware that records each call.
+    public let pipeline: Pipeline
+
+    private let recorded: Recorder
 
     /// Creates a spy that holds every call pending until the test completes it.
     public init() {
-        self.performer = nil
+        let recorded = Recorder()
+        self.recorded = recorded
+        self.pipeline = Pipeline(PendingTransport(recorder: recorded))
     }
 
     /// Creates a spy that records each call and passes it on to `performer`.
     ///
     /// - Parameter performer: The performer that answers, for example a ``MockPerformer``.
     public init(forwardingTo performer: any RequestPerforming) {
-        self.performer = performer
+        let recorded = Recorder()
+        self.recorded = recorded
+        self.pipeline = performer.pipeline.with(RecordingMiddleware(recorder: recorded))
     }
 
     /// Every call made so far, in order.
     public var calls: [Call] {
-        recorded.withLock { $0 }
+        recorded.calls.withLock { $0 }
     }
 
     /// Every request asked for so far, in order.
@@ -54,24 +61,14 @@ public final class SpyPerformer: RequestPerforming {
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
     ///   - completion: Called exactly once: by the performer forwarded to, or when the test completes or cancels
     ///     the call.
-    /// - Returns: The recorded ``Call``, which records cancellation.
+    /// - Returns: A handle that cancels the call; the recorded ``Call`` records the cancellation.
     @discardableResult
     public func perform<T: Parsable>(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let call = Call(request: request) { answer in
-            let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) { _ in
-                try answer.get()
-            }
-            completion(result)
-        }
-        recorded.withLock { $0.append(call) }
-        if let performer {
-            call.forward(performer.perform(request, errorParser: errorParser, completion: completion))
-        }
-        return call
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 
     /// Completes every pending call, in the order they were made, with `response`.
@@ -191,5 +188,47 @@ extension SpyPerformer {
                 answer(result)
             }
         }
+    }
+}
+
+/// The calls a ``SpyPerformer`` has recorded, shared with its transport or middleware.
+private final class Recorder: Sendable {
+    let calls = Locked([SpyPerformer.Call]())
+
+    func record(_ call: SpyPerformer.Call) {
+        calls.withLock { $0.append(call) }
+    }
+}
+
+/// The transport of a spy that forwards nowhere: each call waits for the test to complete it.
+private struct PendingTransport: Transport {
+    let recorder: Recorder
+
+    func send(
+        _ request: any Request,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        let call = SpyPerformer.Call(request: request) { answer in
+            completion(MockExchange.response(for: request) { _ in try answer.get() })
+        }
+        recorder.record(call)
+        return call
+    }
+}
+
+/// Records each call on its way to the performer a spy forwards to.
+private struct RecordingMiddleware: Middleware {
+    let recorder: Recorder
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        let call = SpyPerformer.Call(request: request) { _ in }
+        recorder.record(call)
+        call.forward(next(request, completion: completion))
+        context.onCancel { call.cancel() }
     }
 }

@@ -15,8 +15,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// The one requirement is the callback form; the forms without an error parser and the `async` forms are built on
-/// it.
+/// Fetch's own performers are each a ``Pipeline``: middlewares in front of a ``Transport``. Implement ``pipeline``
+/// to make a performer of your own one too; a type that implements only the callback form is wrapped as a
+/// transport, so that middlewares can still be put in front of it.
 public protocol RequestPerforming: Sendable {
     /// Performs a request and parses its response as `T`.
     ///
@@ -32,9 +33,28 @@ public protocol RequestPerforming: Sendable {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable
+
+    /// The pipeline this performer runs calls through: what middlewares added with ``with(_:)`` extend, and what
+    /// the `async` forms use.
+    ///
+    /// The default is a pipeline with no middlewares whose transport is this performer's callback form.
+    var pipeline: Pipeline { get }
 }
 
 extension RequestPerforming {
+    /// A pipeline over this performer's callback form, with no middlewares and no callback queue of its own.
+    public var pipeline: Pipeline {
+        Pipeline(PerformerTransport(performer: self))
+    }
+
+    /// This performer with `middleware` outside what it already does, delivering where it delivers.
+    ///
+    /// - Parameter middleware: The middleware to add; it sees each request first and each response last.
+    /// - Returns: The pipeline.
+    public func with(_ middleware: any Middleware) -> Pipeline {
+        pipeline.adding(middleware)
+    }
+
     /// Performs a request without an error parser and parses its response as `T`.
     ///
     /// - Parameters:
@@ -47,5 +67,17 @@ extension RequestPerforming {
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
         perform(request, errorParser: nil, completion: completion)
+    }
+}
+
+/// A performer that implements only the callback form, as the transport of its default ``RequestPerforming/pipeline``.
+private struct PerformerTransport: Transport {
+    let performer: any RequestPerforming
+
+    func send(
+        _ request: any Request,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        performer.perform(request, errorParser: nil, completion: completion)
     }
 }

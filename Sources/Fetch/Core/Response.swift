@@ -28,6 +28,10 @@ public struct Response: Sendable {
 
     private let fields: HeaderFields
 
+    /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
+    /// fresh hit is not parsed again.
+    package let parsedValues: ParsedValues?
+
     /// Creates a response.
     ///
     /// - Parameters:
@@ -43,7 +47,9 @@ public struct Response: Sendable {
         originalRequest: any Request,
         url: URL? = nil
     ) {
-        self.init(status: status, fields: HeaderFields(headers), data: data, originalRequest: originalRequest, url: url)
+        self.init(
+            status: status, fields: HeaderFields(headers), data: data, originalRequest: originalRequest, url: url,
+            parsedValues: nil)
     }
 
     /// A response whose header fields are read from `httpResponse` only when someone asks for them: most responses
@@ -54,16 +60,21 @@ public struct Response: Sendable {
             fields: HeaderFields(httpResponse),
             data: data,
             originalRequest: originalRequest,
-            url: httpResponse.url
+            url: httpResponse.url,
+            parsedValues: nil
         )
     }
 
-    private init(status: Int, fields: HeaderFields, data: Data?, originalRequest: any Request, url: URL?) {
+    private init(
+        status: Int, fields: HeaderFields, data: Data?, originalRequest: any Request, url: URL?,
+        parsedValues: ParsedValues?
+    ) {
         self.status = status
         self.fields = fields
         self.data = data
         self.originalRequest = originalRequest
         self.url = url
+        self.parsedValues = parsedValues
     }
 
     /// The header fields as received. Look names up with ``value(forHeader:)``, which ignores case.
@@ -92,7 +103,31 @@ public struct Response: Sendable {
     /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
     /// caller made, not to the copies they sent. The header fields are shared, not copied.
     package func answering(_ request: any Request) -> Response {
-        Response(status: status, fields: fields, data: data, originalRequest: request, url: url)
+        Response(
+            status: status, fields: fields, data: data, originalRequest: request, url: url, parsedValues: parsedValues)
+    }
+
+    /// The same response, keeping the values parsed from it in `values`.
+    package func keepingParsedValues(in values: ParsedValues) -> Response {
+        Response(
+            status: status, fields: fields, data: data, originalRequest: originalRequest, url: url, parsedValues: values
+        )
+    }
+
+    /// This response parsed as `T`: the value parsed before for the same type when a cache keeps them (a kept
+    /// response has status 200, so the error parser plays no part in a successful parse).
+    package func parsed<T: Parsable>(as type: T.Type, errorParser: (any ErrorParsing)?) -> Result<T, any Error> {
+        guard let parsedValues, T.self != Response.self else {
+            return T.parse(response: self, errorParser: errorParser)
+        }
+        if let value = parsedValues.value(of: T.self) {
+            return .success(value)
+        }
+        let result = T.parse(response: self, errorParser: errorParser)
+        if case .success(let value) = result {
+            parsedValues.keep(value)
+        }
+        return result
     }
 }
 

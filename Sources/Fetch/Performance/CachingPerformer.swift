@@ -34,8 +34,8 @@ import Foundation
 /// without `URLCache` (`configuration.urlCache = nil`) so that only this cache acts: `URLSession`'s own cache would
 /// otherwise answer or rewrite some revalidations before this one sees them.
 ///
-/// Completions are called on the wrapped performer's callback queue when it has one (a ``Session``), otherwise on
-/// the thread where the response arrived; the `async` forms do not use a queue.
+/// Completions are called on the innermost session's callback queue, as for any stack; the `async` forms do not use
+/// a queue. `session.caching()` builds the same performer.
 public final class CachingPerformer: RequestPerforming {
     /// The performer that sends the requests that the cache cannot answer.
     public let base: any RequestPerforming
@@ -48,8 +48,9 @@ public final class CachingPerformer: RequestPerforming {
     /// default is `true`; set `false` when one performer serves several users.
     public let storesPrivateResponses: Bool
 
-    private let now: @Sendable () -> Date
-    private let queue: OperationQueue?
+    /// The pipeline: the caching middleware in front of ``base``'s.
+    public let pipeline: Pipeline
+
     private let store: ResponseStore
 
     /// Creates a caching performer in front of `base`.
@@ -66,12 +67,13 @@ public final class CachingPerformer: RequestPerforming {
         storesPrivateResponses: Bool = true,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        let store = ResponseStore(limit: maximumBytes)
         self.base = base
         self.maximumBytes = maximumBytes
         self.storesPrivateResponses = storesPrivateResponses
-        self.now = now
-        self.queue = CallbackDelivery.queue(of: base)
-        self.store = ResponseStore(limit: maximumBytes)
+        self.store = store
+        self.pipeline = base.pipeline.adding(
+            CachingMiddleware(store: store, storesPrivateResponses: storesPrivateResponses, now: now))
     }
 
     /// The bytes of bodies and headers stored now.
@@ -103,35 +105,50 @@ public final class CachingPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        guard let urlRequest = try? request.makeURLRequest(),  // nil: not cached; base reports the error
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+}
+
+/// Answers from the store while fresh, revalidates when stale, and stores what may be stored.
+private struct CachingMiddleware: Middleware {
+    let store: ResponseStore
+    let storesPrivateResponses: Bool
+    let now: @Sendable () -> Date
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        // A request that cannot be built is not cached: the transport reports why.
+        guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
             let key = urlRequest.url?.absoluteString
         else {
-            return base.perform(request, errorParser: errorParser, completion: completion)
+            next(request, completion: completion)
+            return
         }
         guard request.method == .get else {
-            return performUnsafe(request, key: key, errorParser: errorParser, completion: completion)
+            sendUnsafe(request, key: key, next: next, completion: completion)
+            return
         }
         let asked = CacheControl(urlRequest.value(forHTTPHeaderField: "Cache-Control"))
         if asked.noStore {
-            return base.perform(request, errorParser: errorParser, completion: completion)
+            next(request, completion: completion)
+            return
         }
-        let queue = CallbackDelivery.queueForCurrentCall(queue)
         let stored = store.response(for: key, matching: urlRequest)
         if let stored, !asked.noCache, !stored.requiresRevalidation, stored.isFresh(at: now()) {
-            let result = stored.parsed(as: T.self, answering: request, errorParser: errorParser)
-            CallbackDelivery.deliver(result, on: queue, to: completion)
-            return CompletedCall()
+            completion(.success(stored.response(answering: request)))
+            return
         }
         let sent: any Request = stored.map { ConditionalRequest(request, validating: $0) } ?? request
         let requestTime = now()
-        return CompletionDelivery.$isImmediate.withValue(true) {
-            base.perform(sent, errorParser: nil) { [self] (result: Result<Response, any Error>) in
-                let answer = result.map { received in
-                    self.handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime)
-                }
-                let parsed = answer.flatMap { T.parse(response: $0, errorParser: errorParser) }
-                CallbackDelivery.deliver(parsed, on: queue, to: completion)
-            }
+        next(sent) { result in
+            completion(
+                result.map { received in
+                    handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime)
+                })
         }
     }
 
@@ -150,33 +167,39 @@ public final class CachingPerformer: RequestPerforming {
             return refreshed.response(answering: request)
         }
         let key = urlRequest.url?.absoluteString ?? ""
-        if let storable = StoredResponse(
-            received,
-            key: key,
-            request: urlRequest,
-            requestTime: requestTime,
-            responseTime: responseTime,
-            storesPrivateResponses: storesPrivateResponses
-        ) {
-            store.insert(storable)
-        } else if received.isSuccess {
-            store.remove(key)
+        guard
+            let storable = StoredResponse(
+                received,
+                key: key,
+                request: urlRequest,
+                requestTime: requestTime,
+                responseTime: responseTime,
+                storesPrivateResponses: storesPrivateResponses
+            )
+        else {
+            if received.isSuccess {
+                store.remove(key)
+            }
+            return received.answering(request)
         }
-        return received.answering(request)
+        store.insert(storable)
+        // The caller parses what the next fresh hit would otherwise parse again.
+        return received.answering(request).keepingParsedValues(in: storable.parsedValues)
     }
 
     /// Sends a request that is not `GET`, and removes the stored response for its URL when it succeeds.
-    private func performUnsafe<T: Parsable>(
+    private func sendUnsafe(
         _ request: any Request,
         key: String,
-        errorParser: (any ErrorParsing)?,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
         guard request.method != .head, request.method != .options else {
-            return base.perform(request, errorParser: errorParser, completion: completion)
+            next(request, completion: completion)
+            return
         }
-        return base.perform(request, errorParser: errorParser) { [store] (result: Result<T, any Error>) in
-            if case .success = result {
+        next(request) { [store] result in
+            if case .success(let response) = result, response.isSuccess {
                 store.remove(key)
             }
             completion(result)

@@ -19,26 +19,28 @@ import Foundation
 /// parser. A caller that cancels gets ``FetchError/cancelled`` and leaves the others waiting; the shared request is
 /// cancelled only when every caller has cancelled. Other requests pass through unchanged.
 ///
-/// Completions are called on the wrapped performer's callback queue when it has one (a ``Session``), otherwise on
-/// the thread where the shared response arrived; the `async` forms do not use a queue.
+/// Completions are called on the innermost session's callback queue, as for any stack; the `async` forms do not use
+/// a queue. `session.deduplicating()` builds the same performer.
 public final class DeduplicatingPerformer: RequestPerforming {
     /// The performer that sends the requests.
     public let base: any RequestPerforming
 
-    private let queue: OperationQueue?
-    private let flights = Locked([FlightKey: Flight]())
+    /// The pipeline: the deduplicating middleware in front of ``base``'s.
+    public let pipeline: Pipeline
+
+    private let middleware = DeduplicatingMiddleware()
 
     /// Creates a performer that shares identical requests in flight through `base`.
     ///
     /// - Parameter base: The performer that sends the requests, such as a ``Session``.
     public init(_ base: any RequestPerforming) {
         self.base = base
-        self.queue = CallbackDelivery.queue(of: base)
+        self.pipeline = base.pipeline.adding(middleware)
     }
 
     /// The number of shared requests in flight, for tests and diagnostics.
     public var requestsInFlight: Int {
-        flights.withLock { $0.count }
+        middleware.requestsInFlight
     }
 
     /// Performs a request, joining an identical safe request already in flight.
@@ -55,16 +57,29 @@ public final class DeduplicatingPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+}
+
+/// Shares one detached call of `next` between the callers of identical safe requests in flight.
+private final class DeduplicatingMiddleware: Middleware {
+    private let flights = Locked([FlightKey: Flight]())
+
+    var requestsInFlight: Int {
+        flights.withLock { $0.count }
+    }
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
         guard let key = FlightKey(request) else {
-            return base.perform(request, errorParser: errorParser, completion: completion)
+            next(request, completion: completion)
+            return
         }
-        let queue = CallbackDelivery.queueForCurrentCall(queue)
-        let waiter = Waiter { (result: Result<Response, any Error>) in
-            let parsed = result.flatMap { shared in
-                T.parse(response: shared.answering(request), errorParser: errorParser)
-            }
-            CallbackDelivery.deliver(parsed, on: queue, to: completion)
-        }
+        let waiter = Waiter(deliver: completion)
         let (flight, isNew) = flights.withLock { flights -> (Flight, Bool) in
             if let flight = flights[key], flight.join(waiter) {
                 return (flight, false)
@@ -74,19 +89,18 @@ public final class DeduplicatingPerformer: RequestPerforming {
             flights[key] = flight
             return (flight, true)
         }
-        let handle = WaiterHandle(flight: flight, waiter: waiter) { [weak self] in
-            self?.remove(flight, for: key)
+        context.onCancel { [weak self] in
+            if flight.leave(waiter) {
+                self?.remove(flight, for: key)
+            }
         }
         if isNew {
-            let upstream = CompletionDelivery.$isImmediate.withValue(true) {
-                base.perform(request, errorParser: nil) { [weak self] (result: Result<Response, any Error>) in
-                    self?.remove(flight, for: key)
-                    flight.finish(with: result)
-                }
+            let upstream = next.detached(request) { [weak self] result in
+                self?.remove(flight, for: key)
+                flight.finish(with: result)
             }
             flight.attach(upstream)
         }
-        return handle
     }
 
     private func remove(_ flight: Flight, for key: FlightKey) {
@@ -122,7 +136,7 @@ private struct FlightKey: Hashable {
     }
 }
 
-/// One caller of a shared request: its own delivery, called at most once.
+/// One caller of a shared request: its own delivery.
 private final class Waiter: Sendable {
     let deliver: @Sendable (Result<Response, any Error>) -> Void
 
@@ -180,37 +194,20 @@ private final class Flight: Sendable {
         }
     }
 
-    /// Completes `waiter` with ``FetchError/cancelled`` unless it has completed, and cancels the shared request
-    /// when no caller is left. Returns whether this cancellation closed the flight.
-    func cancel(_ waiter: Waiter) -> Bool {
-        let (removed, closed, upstream) = state.withLock { state -> (Bool, Bool, (any Cancellable)?) in
-            guard state.waiters.removeValue(forKey: ObjectIdentifier(waiter)) != nil else {
-                return (false, false, nil)
-            }
-            guard state.waiters.isEmpty, !state.isClosed else {
-                return (true, false, nil)
+    /// Takes `waiter` out (its call was cancelled, and the pipeline reports that), and cancels the shared request
+    /// when no caller is left. Returns whether this closed the flight.
+    func leave(_ waiter: Waiter) -> Bool {
+        let (closed, upstream) = state.withLock { state -> (Bool, (any Cancellable)?) in
+            guard state.waiters.removeValue(forKey: ObjectIdentifier(waiter)) != nil, state.waiters.isEmpty,
+                !state.isClosed
+            else {
+                return (false, nil)
             }
             state.isClosed = true
             state.isCancelled = true
-            return (true, true, state.upstream)
-        }
-        if removed {
-            waiter.deliver(.failure(FetchError.cancelled))
+            return (true, state.upstream)
         }
         upstream?.cancel()
         return closed
-    }
-}
-
-/// The handle one caller of a shared request cancels with.
-private struct WaiterHandle: Cancellable {
-    let flight: Flight
-    let waiter: Waiter
-    let closed: @Sendable () -> Void
-
-    func cancel() {
-        if flight.cancel(waiter) {
-            closed()
-        }
     }
 }

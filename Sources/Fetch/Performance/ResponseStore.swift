@@ -90,7 +90,7 @@ struct StoredResponse: Sendable {
     let requestTime: Date
     let responseTime: Date
     /// The values parsed from this response so far, by type.
-    private let parsedValues = ParsedValues()
+    let parsedValues = ParsedValues()
 
     /// What the response costs against the store's limit: its body, headers and a fixed overhead.
     var cost: Int {
@@ -232,45 +232,15 @@ struct StoredResponse: Sendable {
         )
     }
 
-    /// The stored response parsed as `T` for `request`: the value parsed before for the same type when there is
-    /// one (a stored response has status 200, so the error parser plays no part in a successful parse).
-    func parsed<T: Parsable>(
-        as type: T.Type,
-        answering request: any Request,
-        errorParser: (any ErrorParsing)?
-    ) -> Result<T, any Error> {
-        let isMemoized = T.self != Response.self
-        if isMemoized, let value = parsedValues.value(of: T.self) {
-            return .success(value)
-        }
-        let result = T.parse(response: response(answering: request), errorParser: errorParser)
-        if isMemoized, case .success(let value) = result {
-            parsedValues.keep(value)
-        }
-        return result
-    }
-
     /// The stored response as the answer to `request`.
     func response(answering request: any Request) -> Response {
         Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
+            .keepingParsedValues(in: parsedValues)
     }
 
     private static func fieldNames(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
             !$0.isEmpty
         }
-    }
-}
-
-/// The values parsed from one stored response, one per type.
-private final class ParsedValues: Sendable {
-    private let values = Locked([ObjectIdentifier: any Sendable]())
-
-    func value<T>(of type: T.Type) -> T? {
-        values.withLock { $0[ObjectIdentifier(type)] } as? T
-    }
-
-    func keep<T: Sendable>(_ value: T) {
-        values.withLock { $0[ObjectIdentifier(T.self)] = value }
     }
 }

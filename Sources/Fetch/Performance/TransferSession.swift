@@ -97,11 +97,24 @@ public final class TransferSession: Sendable {
         progress: @escaping @Sendable (TransferProgress) -> Void,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
+        download(
+            request, to: destination, errorParser: errorParser, queue: callbackQueue, progress: progress,
+            completion: completion)
+    }
+
+    private func download(
+        _ request: any Request,
+        to destination: URL,
+        errorParser: (any ErrorParsing)?,
+        queue: OperationQueue?,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
         let state = TransferState<Response>(
             request: request,
             redirectPolicy: redirectPolicy,
             destination: destination,
-            queue: CallbackDelivery.queueForCurrentCall(callbackQueue),
+            queue: queue,
             progress: progress,
             parse: { Parsing.requireSuccess($0, errorParser: errorParser) },
             completion: completion
@@ -127,11 +140,24 @@ public final class TransferSession: Sendable {
         progress: @escaping @Sendable (TransferProgress) -> Void,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
+        upload(
+            request, fromFile: file, errorParser: errorParser, queue: callbackQueue, progress: progress,
+            completion: completion)
+    }
+
+    private func upload<T: Parsable>(
+        _ request: any Request,
+        fromFile file: URL,
+        errorParser: (any ErrorParsing)?,
+        queue: OperationQueue?,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
         let state = TransferState<T>(
             request: request,
             redirectPolicy: redirectPolicy,
             destination: nil,
-            queue: CallbackDelivery.queueForCurrentCall(callbackQueue),
+            queue: queue,
             progress: progress,
             parse: { T.parse(response: $0, errorParser: errorParser) },
             completion: completion
@@ -156,9 +182,9 @@ public final class TransferSession: Sendable {
         errorParser: (any ErrorParsing)? = nil
     ) -> Transfer<Response> {
         Transfer { progress, completion in
-            CompletionDelivery.$isImmediate.withValue(true) {
-                download(request, to: destination, errorParser: errorParser, progress: progress, completion: completion)
-            }
+            download(
+                request, to: destination, errorParser: errorParser, queue: nil, progress: progress,
+                completion: completion)
         }
     }
 
@@ -176,9 +202,9 @@ public final class TransferSession: Sendable {
         errorParser: (any ErrorParsing)? = nil
     ) -> Transfer<T> {
         Transfer { progress, completion in
-            CompletionDelivery.$isImmediate.withValue(true) {
-                upload(request, fromFile: file, errorParser: errorParser, progress: progress, completion: completion)
-            }
+            upload(
+                request, fromFile: file, errorParser: errorParser, queue: nil, progress: progress,
+                completion: completion)
         }
     }
 

@@ -15,6 +15,9 @@ public final class AdaptingPerformer: RequestPerforming {
     /// The adapters, in the order they run.
     public let adapters: [any RequestAdapting]
 
+    /// The pipeline: the adapting middleware in front of ``performer``'s.
+    public let pipeline: Pipeline
+
     /// Creates a performer that adapts the requests it passes to `performer`.
     ///
     /// - Parameters:
@@ -23,6 +26,7 @@ public final class AdaptingPerformer: RequestPerforming {
     public init(wrapping performer: any RequestPerforming, adapters: [any RequestAdapting]) {
         self.performer = performer
         self.adapters = adapters
+        self.pipeline = performer.pipeline.adding(AdaptingMiddleware(adapters: adapters))
     }
 
     /// Adapts `request`, performs it, and parses the response as `T`.
@@ -30,7 +34,7 @@ public final class AdaptingPerformer: RequestPerforming {
     /// - Parameters:
     ///   - request: The request.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once, on the wrapped performer's callback queue if it has one.
+    ///   - completion: Called exactly once, on the innermost session's callback queue if there is one.
     /// - Returns: A handle that cancels the call, whether it is being adapted or sent.
     @discardableResult
     public func perform<T: Parsable>(
@@ -38,39 +42,36 @@ public final class AdaptingPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let deliver = Delivery(matching: performer, completion: completion)
-        let call = CompositeCall { deliver(.failure(FetchError.cancelled)) }
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+}
+
+/// Runs the adapters in order on each request's `URLRequest`, then passes it on as an ``AdaptedRequest``.
+private struct AdaptingMiddleware: Middleware {
+    let adapters: [any RequestAdapting]
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
         let urlRequest: URLRequest
         switch Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
         case .success(let built):
             urlRequest = built
         case .failure(let error):
-            if call.finish() {
-                deliver(.failure(error))
-            }
-            return call
+            completion(.failure(error))
+            return
         }
         adapt(urlRequest, from: adapters[...]) { adapted in
-            guard !call.isFinished else {
-                return
-            }
             switch adapted {
             case .failure(let error):
-                if call.finish() {
-                    deliver(.failure(error))
-                }
+                completion(.failure(error))
             case .success(let adaptedRequest):
-                let sent = AdaptedRequest(original: request, urlRequest: adaptedRequest)
-                let step = self.performer.performDirectly(sent, errorParser: nil) {
-                    (outcome: Result<Response, any Error>) in
-                    if call.finish() {
-                        deliver(outcome.flatMap { T.parse(response: $0.answering(request), errorParser: errorParser) })
-                    }
-                }
-                call.track(step)
+                next(AdaptedRequest(original: request, urlRequest: adaptedRequest), completion: completion)
             }
         }
-        return call
     }
 
     private func adapt(
@@ -85,18 +86,10 @@ public final class AdaptingPerformer: RequestPerforming {
         adapter.adapt(request) { result in
             switch result {
             case .success(let adapted):
-                self.adapt(adapted, from: adapters.dropFirst(), completion: completion)
+                adapt(adapted, from: adapters.dropFirst(), completion: completion)
             case .failure:
                 completion(result)
             }
         }
-    }
-}
-
-// MARK: - CallbackQueueProviding
-
-extension AdaptingPerformer: CallbackQueueProviding {
-    package var deliveryQueue: OperationQueue? {
-        (performer as? any CallbackQueueProviding)?.deliveryQueue
     }
 }

@@ -19,14 +19,8 @@ public final class AuthenticatingPerformer: RequestPerforming {
     /// The source of credentials.
     public let authenticator: any Authenticator
 
-    private struct State {
-        /// Counts the refreshes that succeeded: a request sent with an older generation may simply be replayed.
-        var generation = 0
-        /// The calls waiting for the refresh in flight, or `nil` when none is in flight.
-        var waiting: [@Sendable (Result<Void, any Error>) -> Void]?
-    }
-
-    private let state = Locked(State())
+    /// The pipeline: the authenticating middleware in front of ``performer``'s.
+    public let pipeline: Pipeline
 
     /// Creates a performer that authenticates the requests it passes to `performer`.
     ///
@@ -36,6 +30,7 @@ public final class AuthenticatingPerformer: RequestPerforming {
     public init(wrapping performer: any RequestPerforming, authenticator: any Authenticator) {
         self.performer = performer
         self.authenticator = authenticator
+        self.pipeline = performer.pipeline.adding(AuthenticationMiddleware(authenticator: authenticator))
     }
 
     /// Performs `request` with credentials, refreshing them and replaying the request once if they are rejected,
@@ -44,7 +39,7 @@ public final class AuthenticatingPerformer: RequestPerforming {
     /// - Parameters:
     ///   - request: The request.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once, on the wrapped performer's callback queue if it has one.
+    ///   - completion: Called exactly once, on the innermost session's callback queue if there is one.
     /// - Returns: A handle that cancels the call, whether it is in flight or waiting for a refresh.
     @discardableResult
     public func perform<T: Parsable>(
@@ -52,22 +47,42 @@ public final class AuthenticatingPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let deliver = Delivery(matching: performer, completion: completion)
-        let call = CompositeCall { deliver(.failure(FetchError.cancelled)) }
-        send(request, isReplay: false, errorParser: errorParser, call: call, deliver: deliver)
-        return call
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+}
+
+/// Applies credentials to each request and refreshes them, single-flight, when the server rejects them.
+private final class AuthenticationMiddleware: Middleware {
+    private struct State {
+        /// Counts the refreshes that succeeded: a request sent with an older generation may simply be replayed.
+        var generation = 0
+        /// The calls waiting for the refresh in flight, or `nil` when none is in flight.
+        var waiting: [@Sendable (Result<Void, any Error>) -> Void]?
     }
 
-    private func send<T: Parsable>(
+    private let authenticator: any Authenticator
+    private let state = Locked(State())
+
+    init(authenticator: any Authenticator) {
+        self.authenticator = authenticator
+    }
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        send(request, isReplay: false, context: context, next: next, completion: completion)
+    }
+
+    private func send(
         _ request: any Request,
         isReplay: Bool,
-        errorParser: (any ErrorParsing)?,
-        call: CompositeCall,
-        deliver: Delivery<T>
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        guard !call.isFinished else {
-            return
-        }
         let generation = state.withLock { $0.generation }
         let authenticated: AdaptedRequest
         do {
@@ -75,45 +90,37 @@ public final class AuthenticatingPerformer: RequestPerforming {
             try authenticator.apply(to: &urlRequest)
             authenticated = AdaptedRequest(original: request, urlRequest: urlRequest)
         } catch {
-            if call.finish() {
-                deliver(.failure(error))
-            }
+            completion(.failure(error))
             return
         }
-        let step = performer.performDirectly(authenticated, errorParser: nil) {
-            (outcome: Result<Response, any Error>) in
-            guard !call.isFinished else {
+        next(authenticated) { outcome in
+            guard !isReplay, case .success(let response) = outcome, self.authenticator.isRejection(response) else {
+                completion(outcome)
                 return
             }
-            if !isReplay, case .success(let response) = outcome, self.authenticator.isRejection(response) {
-                self.refresh(after: generation) { refreshed in
-                    switch refreshed {
-                    case .success:
-                        self.send(request, isReplay: true, errorParser: errorParser, call: call, deliver: deliver)
-                    case .failure(let error):
-                        if call.finish() {
-                            deliver(.failure(FetchError.credentialRefreshFailed(error, response.answering(request))))
-                        }
-                    }
+            self.refresh(after: generation) { refreshed in
+                guard !context.isCancelled else {
+                    return
                 }
-                return
-            }
-            if call.finish() {
-                deliver(outcome.flatMap { T.parse(response: $0.answering(request), errorParser: errorParser) })
+                switch refreshed {
+                case .success:
+                    self.send(request, isReplay: true, context: context, next: next, completion: completion)
+                case .failure(let error):
+                    completion(.failure(FetchError.credentialRefreshFailed(error, response.answering(request))))
+                }
             }
         }
-        call.track(step)
     }
 
     /// Calls `completion` once credentials newer than `generation` are in place: at once if a refresh has finished
     /// since, after the refresh in flight, or after a new refresh that this call starts.
     private func refresh(after generation: Int, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        enum Next {
+        enum Step {
             case replayNow
             case wait
             case startRefresh
         }
-        let next = state.withLock { state -> Next in
+        let step = state.withLock { state -> Step in
             if state.generation > generation {
                 return .replayNow
             }
@@ -124,7 +131,7 @@ public final class AuthenticatingPerformer: RequestPerforming {
             state.waiting = [completion]
             return .startRefresh
         }
-        switch next {
+        switch step {
         case .replayNow:
             completion(.success(()))
         case .wait:
@@ -143,13 +150,5 @@ public final class AuthenticatingPerformer: RequestPerforming {
                 }
             }
         }
-    }
-}
-
-// MARK: - CallbackQueueProviding
-
-extension AuthenticatingPerformer: CallbackQueueProviding {
-    package var deliveryQueue: OperationQueue? {
-        (performer as? any CallbackQueueProviding)?.deliveryQueue
     }
 }

@@ -10,7 +10,9 @@ import Foundation
 /// A cancelled call is never retried. When a call that was retried fails in the end, the error is
 /// ``FetchError/attemptsExhausted(attempts:lastError:)``, which says how many attempts were made; a call that failed
 /// on its first and only attempt delivers its error unchanged. Waits go through a ``Scheduling`` clock, so tests
-/// with FetchTesting's `TestScheduler` and `MockPerformer` run retries synchronously.
+/// with FetchTesting's `TestScheduler` and `MockPerformer` run retries synchronously. Each wait is reported as
+/// ``FetchEvent/retrying(_:attempt:delay:reason:)`` to the call's observers (an `observing` performer anywhere in
+/// the stack) and to `onEvent`.
 public final class RetryingPerformer: RequestPerforming {
     /// The performer each attempt goes to.
     public let performer: any RequestPerforming
@@ -18,8 +20,8 @@ public final class RetryingPerformer: RequestPerforming {
     /// When and how often to retry.
     public let policy: RetryPolicy
 
-    private let scheduler: any Scheduling
-    private let onEvent: (@Sendable (FetchEvent) -> Void)?
+    /// The pipeline: the retrying middleware in front of ``performer``'s.
+    public let pipeline: Pipeline
 
     /// Creates a performer that retries the calls it passes to `performer`.
     ///
@@ -36,8 +38,8 @@ public final class RetryingPerformer: RequestPerforming {
     ) {
         self.performer = performer
         self.policy = policy
-        self.scheduler = scheduler
-        self.onEvent = onEvent
+        self.pipeline = performer.pipeline.adding(
+            RetryMiddleware(policy: policy, scheduler: scheduler, onEvent: onEvent))
     }
 
     /// Performs `request`, retrying it as the policy says, and parses the final response as `T`.
@@ -45,7 +47,7 @@ public final class RetryingPerformer: RequestPerforming {
     /// - Parameters:
     ///   - request: The request.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once, on the wrapped performer's callback queue if it has one.
+    ///   - completion: Called exactly once, on the innermost session's callback queue if there is one.
     /// - Returns: A handle that cancels the attempt in flight or the wait, and completes with
     ///   ``FetchError/cancelled``.
     @discardableResult
@@ -54,69 +56,133 @@ public final class RetryingPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let deliver = Delivery(matching: performer, completion: completion)
-        let call = CompositeCall { deliver(.failure(FetchError.cancelled)) }
-        let attempts = Locked(0)
-        if let deadline = policy.deadline {
-            let timer = scheduler.scheduleTimeout(after: deadline) {
-                call.end {
-                    let made = attempts.withLock { $0 }
-                    deliver(.failure(Self.finalError(FetchError.timedOut, attempts: made)))
-                }
-            }
-            call.onEnd { timer.cancel() }
-        }
-        attempt(request, errorParser: errorParser, call: call, attempts: attempts, deliver: deliver)
-        return call
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+}
+
+/// Retries a call's attempts through `next` as a ``RetryPolicy`` says.
+private struct RetryMiddleware: Middleware {
+    let policy: RetryPolicy
+    let scheduler: any Scheduling
+    let onEvent: (@Sendable (FetchEvent) -> Void)?
+
+    /// One call's attempts: how many were made, and the one in flight or the wait before the next.
+    private struct Attempts {
+        var made = 0
+        var current: (any Cancellable)?
+        var isOver = false
     }
 
-    private func attempt<T: Parsable>(
+    func intercept(
         _ request: any Request,
-        errorParser: (any ErrorParsing)?,
-        call: CompositeCall,
-        attempts: Locked<Int>,
-        deliver: Delivery<T>
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        guard !call.isFinished else {
-            return
-        }
-        let number = attempts.withLock { count in
-            count += 1
-            return count
-        }
-        let step = performer.performDirectly(request, errorParser: nil) { (outcome: Result<Response, any Error>) in
-            guard !call.isFinished else {
+        let attempts = Locked(Attempts())
+        /// Ends the call with `result` unless it has ended, and stops what is in flight.
+        let finish: @Sendable (Result<Response, any Error>) -> Void = { result in
+            let current = attempts.withLock { state -> (any Cancellable)?? in
+                guard !state.isOver else {
+                    return nil
+                }
+                state.isOver = true
+                defer { state.current = nil }
+                return .some(state.current)
+            }
+            guard let current else {
                 return
             }
-            let decision = self.policy.decide(
+            current?.cancel()
+            completion(Self.finalResult(result, attempts: attempts.withLock { $0.made }))
+        }
+        if let deadline = policy.deadline {
+            let timer = scheduler.scheduleTimeout(after: deadline) {
+                finish(.failure(FetchError.timedOut))
+            }
+            context.onCancel { timer.cancel() }
+            attempt(request, context: context, next: next, attempts: attempts) { result in
+                timer.cancel()
+                finish(result)
+            }
+        } else {
+            attempt(request, context: context, next: next, attempts: attempts, finish: finish)
+        }
+    }
+
+    private func attempt(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        attempts: Locked<Attempts>,
+        finish: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        let number = attempts.withLock { state -> Int? in
+            guard !state.isOver else {
+                return nil
+            }
+            state.made += 1
+            return state.made
+        }
+        guard let number else {
+            return
+        }
+        let step = next(request) { outcome in
+            let decision = policy.decide(
                 after: outcome,
                 method: request.method,
                 attempt: number,
-                now: self.scheduler.now,
+                now: scheduler.now,
                 random: Double.random(in: 0...1)
             )
             switch decision {
             case .retry(let delay, let reason):
-                self.onEvent?(.retrying(request, attempt: number + 1, delay: delay, reason: reason))
-                let wait = self.scheduler.schedule(after: delay) {
-                    self.attempt(request, errorParser: errorParser, call: call, attempts: attempts, deliver: deliver)
+                let event = FetchEvent.retrying(request, attempt: number + 1, delay: delay, reason: reason)
+                onEvent?(event)
+                context.report(event)
+                let wait = scheduler.schedule(after: delay) {
+                    attempt(request, context: context, next: next, attempts: attempts, finish: finish)
                 }
-                call.track(wait)
+                Self.keep(wait, in: attempts)
+                context.onCancel { wait.cancel() }
             case .deliver:
-                guard call.finish() else {
-                    return
-                }
-                let result = outcome.flatMap { T.parse(response: $0.answering(request), errorParser: errorParser) }
-                deliver(result.mapError { Self.finalError($0, attempts: number) })
+                finish(outcome)
             }
         }
-        call.track(step)
+        Self.keep(step, in: attempts)
     }
-}
 
-extension RetryingPerformer {
-    /// The error a call delivers after `attempts` attempts: unchanged after one, or saying how many were made.
-    fileprivate static func finalError(_ error: any Error, attempts: Int) -> any Error {
-        attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: error) : error
+    /// Makes `step` the one a deadline stops; stops it at once when the call is over.
+    private static func keep(_ step: any Cancellable, in attempts: Locked<Attempts>) {
+        let isOver = attempts.withLock { state in
+            if !state.isOver {
+                state.current = step
+            }
+            return state.isOver
+        }
+        if isOver {
+            step.cancel()
+        }
+    }
+
+    /// What a call delivers after `attempts` attempts: the last answer unchanged after one; after more, a success,
+    /// or ``FetchError/attemptsExhausted(attempts:lastError:)`` with the last error, or with the last response
+    /// outside 2xx as ``FetchError/unacceptableStatus(_:)`` (which the pipeline reads with the error parser).
+    private static func finalResult(
+        _ result: Result<Response, any Error>,
+        attempts: Int
+    ) -> Result<Response, any Error> {
+        guard attempts > 1 else {
+            return result
+        }
+        switch result {
+        case .success(let response) where response.isSuccess:
+            return result
+        case .success(let response):
+            return .failure(
+                FetchError.attemptsExhausted(attempts: attempts, lastError: FetchError.unacceptableStatus(response)))
+        case .failure(let error):
+            return .failure(FetchError.attemptsExhausted(attempts: attempts, lastError: error))
+        }
     }
 }

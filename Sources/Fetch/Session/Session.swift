@@ -16,7 +16,9 @@ import Foundation
 /// ```
 ///
 /// Each completion is called exactly once: with the result, with an error, or with ``FetchError/cancelled`` when the
-/// call is cancelled first; never twice, and never after a cancellation was reported.
+/// call is cancelled first; never twice, and never after a cancellation was reported. A session is a ``Pipeline``
+/// with no middlewares: every stack built on it (`session.retrying().observing { … }`) delivers on its
+/// ``callbackQueue`` too.
 public final class Session: RequestPerforming {
     /// The `URLSession` that sends the requests.
     public let urlSession: URLSession
@@ -27,10 +29,11 @@ public final class Session: RequestPerforming {
     /// How redirects are followed, and which headers never travel to another origin.
     public let redirectPolicy: RedirectPolicy
 
-    private let defaultTimeout: TimeInterval
+    /// The session's pipeline: no middlewares, the `URLSession` transport, and ``callbackQueue``.
+    public let pipeline: Pipeline
+
+    private let transport: URLSessionTransport
     private let ownsURLSession: Bool
-    /// The delegate of every task the session starts, which keeps the calls in flight.
-    private let tasks: TaskDelegate
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
@@ -40,17 +43,12 @@ public final class Session: RequestPerforming {
     ///     programs and servers, whose main queue may never run, pass a queue of their own or use the `async` forms.
     ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
     ///     `https` → `http` and follows up to 10 redirects; it holds for `URLSession.shared` too.
-    public init(
+    public convenience init(
         session: URLSession = .shared,
         callbackQueue: OperationQueue = .main,
         redirectPolicy: RedirectPolicy = .default
     ) {
-        self.urlSession = session
-        self.callbackQueue = callbackQueue
-        self.redirectPolicy = redirectPolicy
-        self.defaultTimeout = session.configuration.timeoutIntervalForRequest
-        self.ownsURLSession = false
-        self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+        self.init(session, owned: false, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
     }
 
     /// Creates a session that owns a `URLSession` made from `configuration`, and invalidates it when released.
@@ -60,7 +58,7 @@ public final class Session: RequestPerforming {
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue.
     ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
     ///     `https` → `http` and follows up to 10 redirects.
-    public init(
+    public convenience init(
         configuration: URLSessionConfiguration,
         callbackQueue: OperationQueue = .main,
         redirectPolicy: RedirectPolicy = .default
@@ -68,12 +66,22 @@ public final class Session: RequestPerforming {
         let delegateQueue = OperationQueue()
         delegateQueue.name = "Fetch.Session.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
-        self.urlSession = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
+        let urlSession = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
+        self.init(urlSession, owned: true, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
+    }
+
+    private init(
+        _ urlSession: URLSession,
+        owned: Bool,
+        callbackQueue: OperationQueue,
+        redirectPolicy: RedirectPolicy
+    ) {
+        self.urlSession = urlSession
         self.callbackQueue = callbackQueue
         self.redirectPolicy = redirectPolicy
-        self.defaultTimeout = configuration.timeoutIntervalForRequest
-        self.ownsURLSession = true
-        self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+        self.ownsURLSession = owned
+        self.transport = URLSessionTransport(urlSession: urlSession, redirectPolicy: redirectPolicy)
+        self.pipeline = Pipeline(transport, callbackQueue: callbackQueue)
     }
 
     deinit {
@@ -95,293 +103,14 @@ public final class Session: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
-        let deliver = Delivery(callbackQueue: callbackQueue, completion: completion)
-        switch prepare(request) {
-        case .success(let (call, urlRequest)):
-            start(call, sending: urlRequest, for: request, errorParser: errorParser) { deliver($0) }
-            return call
-        case .failure(let error):
-            deliver(.failure(error))
-            return CompletedCall()
-        }
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 
-    /// Sends a request and returns its response parsed as `T`.
-    ///
-    /// The same as the `async` form every ``RequestPerforming`` has, without going through the callback form: the
-    /// result never touches ``callbackQueue``, and cancelling the awaiting `Task` cancels the HTTP request, or keeps
-    /// it from being sent when the task is already cancelled.
-    ///
-    /// - Parameters:
-    ///   - request: The request to send.
-    ///   - errorParser: The object that turns error bodies into errors. The default is none.
-    /// - Returns: The parsed value.
-    /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled`` when the task is cancelled.
-    public func perform<T: Parsable>(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> T {
-        let (call, urlRequest) = try prepare(request).get()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                start(call, sending: urlRequest, for: request, errorParser: errorParser) {
-                    continuation.resume(with: $0)
-                }
-            }
-        } onCancel: {
-            call.cancel()
-        }
-    }
-
-    /// Builds the `URLRequest` to send and the call that will carry it, not started yet.
-    private func prepare(_ request: any Request) -> Result<(Call, URLRequest), any Error> {
-        Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout).map { urlRequest in
-            let call = Call(registry: tasks.calls, originalURL: urlRequest.url ?? request.url)
-            return (call, urlRequest)
-        }
-    }
-
-    /// Sends `urlRequest` as `call`, and calls `finish` exactly once: with the parsed answer, or with the error of a
-    /// call that was cancelled, timed out or refused a redirect.
-    private func start<T: Parsable>(
-        _ call: Call,
-        sending urlRequest: URLRequest,
-        for request: any Request,
-        errorParser: (any ErrorParsing)?,
-        finish: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
-        var urlRequest = urlRequest
-        #if canImport(FoundationNetworking)
-            // swift-corelibs-foundation truncates timeouts to whole seconds, so 0.5 s times out at once and 1.5 s
-            // after 1 s. Fetch keeps the exact timeout itself and gives URLSession the next whole second.
-            let timeout = urlRequest.timeoutInterval
-            if timeout > 0, timeout.rounded(.up) != timeout {
-                urlRequest.timeoutInterval = timeout.rounded(.up)
-                call.endWithTimeout(after: timeout)
-            }
-        #endif
-        let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
-            // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
-            guard let ending = call.finish() else {
-                return
-            }
-            // The caller gets the answer first; unregistering the call is not on its way.
-            defer { ending.release() }
-            if let refusal = ending.redirectRefusal {
-                finish(.failure(refusal))
-                return
-            }
-            finish(
-                Exchange.result(
-                    for: request,
-                    data: data,
-                    urlResponse: urlResponse,
-                    error: error,
-                    errorParser: errorParser
-                ))
-        }
-        task.delegate = tasks
-        call.start(task) { error in finish(.failure(error)) }
-    }
-
-    /// Cancels every call this session has in flight; each completes with ``FetchError/cancelled``.
+    /// Cancels every call this session has in flight, whatever middlewares they went through; each completes with
+    /// ``FetchError/cancelled``.
     ///
     /// Tasks that other code started on the same `URLSession` are left alone.
     public func cancelAllTasks() {
-        tasks.calls.cancelAll()
-    }
-
-}
-
-// MARK: - CallbackQueueProviding
-
-extension Session: CallbackQueueProviding {
-    package var deliveryQueue: OperationQueue? { callbackQueue }
-}
-
-/// One call of ``Session/perform(_:errorParser:completion:)``: its task, whether it has finished, and its redirects.
-///
-/// The answer arriving, `cancel()` and the timeout race to end the call; whichever wins under `state`'s lock reports
-/// it, which is what makes every completion run exactly once. A call cancelled or timed out before it starts
-/// remembers why, and reports it as soon as it is started, without sending anything.
-///
-/// A value over one allocation (the state and its lock), because a call is made for every request; copies are the
-/// same call.
-private struct Call: Cancellable {
-    private enum Phase {
-        case created
-        case running(URLSessionTask, report: @Sendable (FetchError) -> Void)
-        /// Ended by Fetch before it started: the error to report when it is started.
-        case endedEarly(FetchError)
-        case finished
-    }
-
-    private struct State {
-        var phase = Phase.created
-        var timer: (any DispatchSourceTimer)?
-        var redirects: RedirectTracker
-    }
-
-    /// How the answer that ended a call is to be reported, and what is left to release once it has been.
-    struct Ending {
-        /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
-        let redirectRefusal: FetchError?
-        fileprivate let task: URLSessionTask
-        fileprivate let timer: (any DispatchSourceTimer)?
-        fileprivate let registry: CallRegistry
-
-        /// Cancels the timeout and unregisters the call.
-        func release() {
-            timer?.cancel()
-            registry.remove(task)
-        }
-    }
-
-    private let state: Locked<State>
-    private let registry: CallRegistry
-
-    /// - Parameters:
-    ///   - registry: The registry of the session's calls in flight.
-    ///   - originalURL: The URL the request is first sent to.
-    init(registry: CallRegistry, originalURL: URL) {
-        self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
-        self.registry = registry
-    }
-
-    /// Registers the call and resumes `task`; `report` delivers the error of a call that Fetch ends itself
-    /// (cancelled or timed out). A call that ended before it started cancels `task` and reports at once.
-    func start(_ task: URLSessionTask, report: @escaping @Sendable (FetchError) -> Void) {
-        // Registered before it can finish or be redirected, so that the session finds it.
-        registry.insert(self, for: task)
-        let endedEarly = state.withLock { state -> (error: FetchError, timer: (any DispatchSourceTimer)?)? in
-            switch state.phase {
-            case .created:
-                state.phase = .running(task, report: report)
-                return nil
-            case .endedEarly(let error):
-                state.phase = .finished
-                defer { state.timer = nil }
-                return (error, state.timer)
-            case .running, .finished:
-                // `start` is called once, by the session, so this cannot happen; report nothing twice.
-                return nil
-            }
-        }
-        guard let endedEarly else {
-            task.resume()
-            return
-        }
-        endedEarly.timer?.cancel()
-        registry.remove(task)
-        task.cancel()
-        report(endedEarly.error)
-    }
-
-    /// Ends the call with ``FetchError/timedOut`` after `seconds`, unless it has finished by then.
-    func endWithTimeout(after seconds: TimeInterval) {
-        let source = DispatchSource.makeTimerSource(queue: .global())
-        source.schedule(deadline: .now() + seconds)
-        // The handler keeps the call alive until the timer fires or is cancelled, which every ending does.
-        source.setEventHandler { [self] in
-            end(with: .timedOut)
-        }
-        state.withLock { $0.timer = source }
-        source.resume()
-    }
-
-    /// Ends the call because its answer arrived; returns `nil` when a cancel or the timeout ended it first, and
-    /// otherwise how to report the answer. The caller releases the ending once it has reported.
-    func finish() -> Ending? {
-        state.withLock { state -> Ending? in
-            guard case .running(let task, _) = state.phase else {
-                return nil
-            }
-            state.phase = .finished
-            defer { state.timer = nil }
-            return Ending(
-                redirectRefusal: state.redirects.refusal, task: task, timer: state.timer, registry: registry)
-        }
-    }
-
-    func cancel() {
-        end(with: .cancelled)
-    }
-
-    private func end(with error: FetchError) {
-        typealias Ended = (
-            task: URLSessionTask, report: @Sendable (FetchError) -> Void, timer: (any DispatchSourceTimer)?
-        )
-        let ended = state.withLock { state -> Ended? in
-            switch state.phase {
-            case .created:
-                state.phase = .endedEarly(error)
-                return nil
-            case .running(let task, let report):
-                state.phase = .finished
-                defer { state.timer = nil }
-                return (task, report, state.timer)
-            case .endedEarly, .finished:
-                return nil
-            }
-        }
-        guard let ended else {
-            return
-        }
-        ended.task.cancel()
-        ended.timer?.cancel()
-        registry.remove(ended.task)
-        ended.report(error)
-    }
-
-    /// The request to follow a redirect with under `policy`, or `nil` to stop there.
-    func redirect(after response: HTTPURLResponse, to request: URLRequest, policy: RedirectPolicy) -> URLRequest? {
-        state.withLock { $0.redirects.next(after: response, redirect: request, policy: policy) }
-    }
-}
-
-/// The calls a ``Session`` has in flight, by task: for ``Session/cancelAllTasks()``, and to find a task's call when
-/// it is redirected.
-private final class CallRegistry: Sendable {
-    private let calls = Locked([ObjectIdentifier: Call]())
-
-    func insert(_ call: Call, for task: URLSessionTask) {
-        calls.withLock { $0[ObjectIdentifier(task)] = call }
-    }
-
-    func remove(_ task: URLSessionTask) {
-        calls.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
-    }
-
-    func call(for task: URLSessionTask) -> Call? {
-        calls.withLock { $0[ObjectIdentifier(task)] }
-    }
-
-    func cancelAll() {
-        let inFlight = calls.withLock { Array($0.values) }
-        for call in inFlight {
-            call.cancel()
-        }
-    }
-}
-
-/// The delegate of every task a ``Session`` starts: it keeps the session's calls in flight, and applies its
-/// ``RedirectPolicy`` through each task's call.
-///
-/// A task delegate rather than a session delegate, so that the policy holds on any `URLSession`, `.shared`
-/// included; one per session rather than one per call, because only the rare redirect needs it.
-private final class TaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    let calls = CallRegistry()
-    private let redirectPolicy: RedirectPolicy
-
-    init(redirectPolicy: RedirectPolicy) {
-        self.redirectPolicy = redirectPolicy
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        // A task without a call has been cancelled or has timed out: it goes no further.
-        completionHandler(calls.call(for: task)?.redirect(after: response, to: request, policy: redirectPolicy))
+        transport.cancelAll()
     }
 }

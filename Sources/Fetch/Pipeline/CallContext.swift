@@ -1,0 +1,166 @@
+/// A call going through a ``Pipeline``, as one middleware sees it: whether it has been cancelled, what to stop
+/// when it is, and the events reported about the call.
+///
+/// The caller's call has a context, which is also the handle the caller cancels it with; each use of ``Next`` makes
+/// a context of its own inside it, which ``Next/callAsFunction(_:completion:)`` returns. Cancelling a context
+/// cancels those inside it. Events belong to the whole call: every context of a call reports to the same observers.
+///
+/// `@unchecked Sendable`: all mutable state is in `state`, behind its lock.
+public final class CallContext: Cancellable, @unchecked Sendable {
+    private struct State {
+        var isEnded = false
+        var isCancelled = false
+        /// Delivers ``FetchError/cancelled`` to the caller; set when the call starts.
+        var reportCancellation: (@Sendable () -> Void)?
+        /// What was started inside this context: the transport's handle, or the contexts `next` made.
+        var inFlight: [any Cancellable] = []
+        var cancelActions: [@Sendable () -> Void] = []
+        var observers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
+    }
+
+    /// The request the caller made, before any middleware changed it.
+    public let request: any Request
+
+    private let state = Locked(State())
+    /// The caller's context, which keeps the call's observers; `nil` for the caller's context itself.
+    private let root: CallContext?
+
+    /// A context for the caller's call.
+    init(request: any Request) {
+        self.request = request
+        self.root = nil
+    }
+
+    /// A context inside `outer`'s call, reporting events to the same observers.
+    init(inside outer: CallContext) {
+        self.request = outer.request
+        self.root = outer.root ?? outer
+    }
+
+    /// Whether the call was cancelled (the caller's, or this use of `next`). A middleware that waits (a retry's backoff, a refresh) checks it before
+    /// going on; `next` answers a cancelled call with ``FetchError/cancelled`` without sending anything.
+    public var isCancelled: Bool {
+        state.withLock { $0.isCancelled }
+    }
+
+    /// Runs `action` if the call is cancelled: to stop a timer the middleware started, for example. Runs it at once
+    /// when the call has already been cancelled; never runs it once the call has finished otherwise.
+    ///
+    /// - Parameter action: What to do on cancellation. It must not block.
+    public func onCancel(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            guard !state.isEnded else {
+                return state.isCancelled
+            }
+            state.cancelActions.append(action)
+            return false
+        }
+        if runNow {
+            action()
+        }
+    }
+
+    /// Reports `event` to every observer of this call (``observeEvents(as:_:)``), such as the `observing`
+    /// middleware: a retry reports each wait this way.
+    ///
+    /// - Parameter event: What happened.
+    public func report(_ event: FetchEvent) {
+        if let root {
+            root.report(event)
+            return
+        }
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers {
+            observer(event)
+        }
+    }
+
+    /// Calls `handler` with every event that a middleware of this call reports from now on.
+    ///
+    /// - Parameters:
+    ///   - observer: Who observes. Observing again as the same object changes nothing, so a middleware that runs
+    ///     once per attempt hears each event once.
+    ///   - handler: Called with each event, on the thread that reported it.
+    public func observeEvents(as observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
+        if let root {
+            root.observeEvents(as: observer, handler)
+            return
+        }
+        let id = ObjectIdentifier(observer)
+        state.withLock { state in
+            if state.observers[id] == nil {
+                state.observers[id] = handler
+            }
+        }
+    }
+
+    /// Cancels the call: stops what it has in flight, runs the ``onCancel(_:)`` actions, and completes the caller
+    /// with ``FetchError/cancelled``, unless the call has already finished.
+    public func cancel() {
+        let ended = state.withLock {
+            state -> (report: (@Sendable () -> Void)?, [any Cancellable], [@Sendable () -> Void])? in
+            guard !state.isEnded else {
+                return nil
+            }
+            state.isEnded = true
+            state.isCancelled = true
+            defer {
+                state.inFlight = []
+                state.cancelActions = []
+                state.reportCancellation = nil
+            }
+            return (state.reportCancellation, state.inFlight, state.cancelActions)
+        }
+        guard let (report, inFlight, actions) = ended else {
+            return
+        }
+        for step in inFlight {
+            step.cancel()
+        }
+        for action in actions {
+            action()
+        }
+        report?()
+    }
+
+    // MARK: - The pipeline's side
+
+    /// Starts the call; returns `false` when it was cancelled before it started, and `report` must be called now.
+    func begin(reportingCancellationWith report: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard !state.isEnded else {
+                return false
+            }
+            state.reportCancellation = report
+            return true
+        }
+    }
+
+    /// Ends the call with its answer; returns whether this caller ended it and so must deliver the answer.
+    func finish() -> Bool {
+        state.withLock { state in
+            guard !state.isEnded else {
+                return false
+            }
+            state.isEnded = true
+            state.inFlight = []
+            state.cancelActions = []
+            state.reportCancellation = nil
+            return true
+        }
+    }
+
+    /// Keeps `step` to cancel with the call; cancels it at once when the call has already been cancelled.
+    func track(_ step: any Cancellable) {
+        let cancelNow = state.withLock { state -> Bool in
+            guard !state.isEnded else {
+                return state.isCancelled
+            }
+            state.inFlight.append(step)
+            return false
+        }
+        if cancelNow {
+            step.cancel()
+        }
+    }
+}

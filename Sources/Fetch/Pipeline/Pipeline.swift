@@ -1,0 +1,184 @@
+import Dispatch
+import Foundation
+
+/// Middlewares in front of a ``Transport``, performing calls as one: the shape of every ``RequestPerforming``
+/// object in Fetch.
+///
+/// A ``Session`` is a pipeline with no middlewares over `URLSession`; `session.retrying().observing { … }` is the
+/// same transport behind two middlewares. Whatever the stack, the pipeline alone:
+/// - completes each call exactly once, with ``FetchError/cancelled`` when it is cancelled first;
+/// - parses the final response into the caller's type, off the transport's thread and off the callback queue, so
+///   that large responses decode in parallel (over the synchronous doubles, on the calling thread);
+/// - calls callback-form completions on ``callbackQueue`` (the innermost session's), and never uses it for the
+///   `async` forms;
+/// - cancels what a call started through ``Next`` when the call is cancelled, whether by its ``Cancellable``, by
+///   ``Session/cancelAllTasks()`` or by cancelling the awaiting `Task`.
+///
+/// ```swift
+/// let api = session
+///     .retrying()
+///     .with(RequestSigner(key: key))
+/// let user: User = try await api.perform(GetUser(id: 1))
+/// ```
+public struct Pipeline: RequestPerforming {
+    /// The middlewares, outermost first: the first sees each request first and each response last.
+    public var middlewares: [any Middleware] { stack.middlewares }
+
+    /// Where the responses come from.
+    public var transport: any Transport { stack.transport }
+
+    /// The queue on which callback-form completions are called, or `nil` to call them on the thread where the
+    /// call finished (before `perform` returns, over a synchronous transport).
+    public let callbackQueue: OperationQueue?
+
+    let stack: Stack
+
+    /// Creates a pipeline.
+    ///
+    /// - Parameters:
+    ///   - transport: Where the responses come from.
+    ///   - middlewares: The middlewares, outermost first. The default is none.
+    ///   - callbackQueue: The queue for callback-form completions, or `nil` to call them directly, parsing on the
+    ///     calling thread. The default is `nil`.
+    public init(
+        _ transport: any Transport,
+        middlewares: [any Middleware] = [],
+        callbackQueue: OperationQueue? = nil
+    ) {
+        self.stack = Stack(middlewares: middlewares, transport: transport)
+        self.callbackQueue = callbackQueue
+    }
+
+    /// The pipeline itself.
+    public var pipeline: Pipeline { self }
+
+    /// This pipeline with `middleware` outside its middlewares, on the same transport and callback queue.
+    func adding(_ middleware: any Middleware) -> Pipeline {
+        Pipeline(transport, middlewares: [middleware] + middlewares, callbackQueue: callbackQueue)
+    }
+
+    /// Sends `request` through the middlewares and the transport, and parses the final response as `T`.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
+    ///   - completion: Called exactly once, on ``callbackQueue`` when there is one, with the parsed value or the
+    ///     error.
+    /// - Returns: The call, which cancels it.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        let context = CallContext(request: request)
+        guard let queue = callbackQueue else {
+            stack.start(request, from: 0, context: context) { answer in
+                completion(Self.parse(answer, as: T.self, for: request, errorParser: errorParser))
+            }
+            return context
+        }
+        stack.start(request, from: 0, context: context) { answer in
+            switch answer {
+            case .failure(let error):
+                queue.addOperation { completion(.failure(error)) }
+            case .success:
+                Self.parsingQueue.async {
+                    let result = Self.parse(answer, as: T.self, for: request, errorParser: errorParser)
+                    queue.addOperation { completion(result) }
+                }
+            }
+        }
+        return context
+    }
+
+    /// Sends `request` through the middlewares and the transport and returns the final response, for the `async`
+    /// forms: cancelling the awaiting `Task` cancels the call, or keeps it from being sent when the task is
+    /// already cancelled.
+    func response(for request: any Request) async throws -> Response {
+        let context = CallContext(request: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                stack.start(request, from: 0, context: context) { continuation.resume(with: $0) }
+            }
+        } onCancel: {
+            context.cancel()
+        }
+    }
+
+    /// `answer` parsed as `T` for the caller's `request`: the value a cache kept with the response when it has one.
+    ///
+    /// A middleware that gives up on a response says so with ``FetchError/unacceptableStatus(_:)``, alone or as the
+    /// last error of ``FetchError/attemptsExhausted(attempts:lastError:)``: that response is read as any answer is,
+    /// so that a type that accepts any status gets it and the error parser's error reaches the caller.
+    static func parse<T: Parsable>(
+        _ answer: Result<Response, any Error>,
+        as type: T.Type,
+        for request: any Request,
+        errorParser: (any ErrorParsing)?
+    ) -> Result<T, any Error> {
+        switch answer {
+        case .success(let response):
+            return response.answering(request).parsed(as: T.self, errorParser: errorParser)
+        case .failure(FetchError.unacceptableStatus(let response)):
+            return response.answering(request).parsed(as: T.self, errorParser: errorParser)
+        case .failure(FetchError.attemptsExhausted(let attempts, FetchError.unacceptableStatus(let response))):
+            return response.answering(request).parsed(as: T.self, errorParser: errorParser).mapError { error in
+                FetchError.attemptsExhausted(attempts: attempts, lastError: error)
+            }
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
+    /// Where callback-form calls parse: concurrent, so that several large responses decode at once, up to the
+    /// machine's cores.
+    private static let parsingQueue = DispatchQueue(label: "Fetch.Pipeline.parsing", attributes: .concurrent)
+}
+
+extension Pipeline {
+    /// The middlewares and the transport, which run a call from any step inward.
+    struct Stack: Sendable {
+        let middlewares: [any Middleware]
+        let transport: any Transport
+
+        /// Starts `context`'s call at step `index`, and calls `completion` exactly once: with the answer, or with
+        /// ``FetchError/cancelled`` when the call is cancelled first (at once if it already was).
+        func start(
+            _ request: any Request,
+            from index: Int,
+            context: CallContext,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            guard context.begin(reportingCancellationWith: { completion(.failure(FetchError.cancelled)) }) else {
+                completion(.failure(FetchError.cancelled))
+                return
+            }
+            run(request, from: index, context: context) { answer in
+                if context.finish() {
+                    completion(answer)
+                }
+            }
+        }
+
+        /// Runs step `index` (a middleware, or the transport past the last one) for `context`'s call, which has
+        /// begun; `completion` is called at most once by `start`'s guard.
+        private func run(
+            _ request: any Request,
+            from index: Int,
+            context: CallContext,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            guard index < middlewares.count else {
+                context.track(transport.send(request, completion: completion))
+                return
+            }
+            middlewares[index].intercept(
+                request,
+                context: context,
+                next: Next(stack: self, index: index + 1, context: context),
+                completion: completion
+            )
+        }
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The ``Transport`` of a ``Session``: sends each request as a `URLSession` data task, with exact timeouts and the
+/// session's ``RedirectPolicy``.
+struct URLSessionTransport: Transport {
+    let urlSession: URLSession
+    let defaultTimeout: TimeInterval
+    /// The delegate of every task the transport starts, which keeps the calls in flight.
+    let tasks: TaskDelegate
+
+    init(urlSession: URLSession, redirectPolicy: RedirectPolicy) {
+        self.urlSession = urlSession
+        self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
+        self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+    }
+
+    func send(
+        _ request: any Request,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        let urlRequest: URLRequest
+        switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
+        case .success(let built):
+            urlRequest = built
+        case .failure(let error):
+            completion(.failure(error))
+            return CompletedCall()
+        }
+        let call = TaskCall(registry: tasks.calls, originalURL: urlRequest.url ?? request.url)
+        start(call, sending: urlRequest, for: request, completion: completion)
+        return call
+    }
+
+    /// Sends `urlRequest` as `call`, and calls `completion` exactly once: with the response, or with the error of a
+    /// call that failed, was cancelled, timed out or refused a redirect.
+    private func start(
+        _ call: TaskCall,
+        sending urlRequest: URLRequest,
+        for request: any Request,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        var urlRequest = urlRequest
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation truncates timeouts to whole seconds, so 0.5 s times out at once and 1.5 s
+            // after 1 s. Fetch keeps the exact timeout itself and gives URLSession the next whole second.
+            let timeout = urlRequest.timeoutInterval
+            if timeout > 0, timeout.rounded(.up) != timeout {
+                urlRequest.timeoutInterval = timeout.rounded(.up)
+                call.endWithTimeout(after: timeout)
+            }
+        #endif
+        let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
+            // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
+            guard let ending = call.finish() else {
+                return
+            }
+            // The caller gets the answer first; unregistering the call is not on its way.
+            defer { ending.release() }
+            if let refusal = ending.redirectRefusal {
+                completion(.failure(refusal))
+                return
+            }
+            completion(Exchange.response(for: request, data: data, urlResponse: urlResponse, error: error))
+        }
+        task.delegate = tasks
+        call.start(task) { error in completion(.failure(error)) }
+    }
+
+    /// Cancels every call in flight; each completes with ``FetchError/cancelled``.
+    func cancelAll() {
+        tasks.calls.cancelAll()
+    }
+}
+
+/// One call of a ``URLSessionTransport``: its task, whether it has finished, and its redirects.
+///
+/// The answer arriving, `cancel()` and the timeout race to end the call; whichever wins under `state`'s lock reports
+/// it, which is what makes every completion run exactly once. A call cancelled or timed out before it starts
+/// remembers why, and reports it as soon as it is started, without sending anything.
+///
+/// A value over one allocation (the state and its lock), because a call is made for every request; copies are the
+/// same call.
+struct TaskCall: Cancellable {
+    private enum Phase {
+        case created
+        case running(URLSessionTask, report: @Sendable (FetchError) -> Void)
+        /// Ended by Fetch before it started: the error to report when it is started.
+        case endedEarly(FetchError)
+        case finished
+    }
+
+    private struct State {
+        var phase = Phase.created
+        var timer: (any DispatchSourceTimer)?
+        var redirects: RedirectTracker
+    }
+
+    /// How the answer that ended a call is to be reported, and what is left to release once it has been.
+    struct Ending {
+        /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
+        let redirectRefusal: FetchError?
+        fileprivate let task: URLSessionTask
+        fileprivate let timer: (any DispatchSourceTimer)?
+        fileprivate let registry: CallRegistry
+
+        /// Cancels the timeout and unregisters the call.
+        func release() {
+            timer?.cancel()
+            registry.remove(task)
+        }
+    }
+
+    private let state: Locked<State>
+    private let registry: CallRegistry
+
+    /// - Parameters:
+    ///   - registry: The registry of the session's calls in flight.
+    ///   - originalURL: The URL the request is first sent to.
+    init(registry: CallRegistry, originalURL: URL) {
+        self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
+        self.registry = registry
+    }
+
+    /// Registers the call and resumes `task`; `report` delivers the error of a call that Fetch ends itself
+    /// (cancelled or timed out). A call that ended before it started cancels `task` and reports at once.
+    func start(_ task: URLSessionTask, report: @escaping @Sendable (FetchError) -> Void) {
+        // Registered before it can finish or be redirected, so that the session finds it.
+        registry.insert(self, for: task)
+        let endedEarly = state.withLock { state -> (error: FetchError, timer: (any DispatchSourceTimer)?)? in
+            switch state.phase {
+            case .created:
+                state.phase = .running(task, report: report)
+                return nil
+            case .endedEarly(let error):
+                state.phase = .finished
+                defer { state.timer = nil }
+                return (error, state.timer)
+            case .running, .finished:
+                // `start` is called once, by the session, so this cannot happen; report nothing twice.
+                return nil
+            }
+        }
+        guard let endedEarly else {
+            task.resume()
+            return
+        }
+        endedEarly.timer?.cancel()
+        registry.remove(task)
+        task.cancel()
+        report(endedEarly.error)
+    }
+
+    /// Ends the call with ``FetchError/timedOut`` after `seconds`, unless it has finished by then.
+    func endWithTimeout(after seconds: TimeInterval) {
+        let source = DispatchSource.makeTimerSource(queue: .global())
+        source.schedule(deadline: .now() + seconds)
+        // The handler keeps the call alive until the timer fires or is cancelled, which every ending does.
+        source.setEventHandler { [self] in
+            end(with: .timedOut)
+        }
+        state.withLock { $0.timer = source }
+        source.resume()
+    }
+
+    /// Ends the call because its answer arrived; returns `nil` when a cancel or the timeout ended it first, and
+    /// otherwise how to report the answer. The caller releases the ending once it has reported.
+    func finish() -> Ending? {
+        state.withLock { state -> Ending? in
+            guard case .running(let task, _) = state.phase else {
+                return nil
+            }
+            state.phase = .finished
+            defer { state.timer = nil }
+            return Ending(
+                redirectRefusal: state.redirects.refusal, task: task, timer: state.timer, registry: registry)
+        }
+    }
+
+    func cancel() {
+        end(with: .cancelled)
+    }
+
+    private func end(with error: FetchError) {
+        typealias Ended = (
+            task: URLSessionTask, report: @Sendable (FetchError) -> Void, timer: (any DispatchSourceTimer)?
+        )
+        let ended = state.withLock { state -> Ended? in
+            switch state.phase {
+            case .created:
+                state.phase = .endedEarly(error)
+                return nil
+            case .running(let task, let report):
+                state.phase = .finished
+                defer { state.timer = nil }
+                return (task, report, state.timer)
+            case .endedEarly, .finished:
+                return nil
+            }
+        }
+        guard let ended else {
+            return
+        }
+        ended.task.cancel()
+        ended.timer?.cancel()
+        registry.remove(ended.task)
+        ended.report(error)
+    }
+
+    /// The request to follow a redirect with under `policy`, or `nil` to stop there.
+    func redirect(after response: HTTPURLResponse, to request: URLRequest, policy: RedirectPolicy) -> URLRequest? {
+        state.withLock { $0.redirects.next(after: response, redirect: request, policy: policy) }
+    }
+}
+
+/// The calls a ``Session`` has in flight, by task: for ``Session/cancelAllTasks()``, and to find a task's call when
+/// it is redirected.
+final class CallRegistry: Sendable {
+    private let calls = Locked([ObjectIdentifier: TaskCall]())
+
+    func insert(_ call: TaskCall, for task: URLSessionTask) {
+        calls.withLock { $0[ObjectIdentifier(task)] = call }
+    }
+
+    func remove(_ task: URLSessionTask) {
+        calls.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
+    }
+
+    func call(for task: URLSessionTask) -> TaskCall? {
+        calls.withLock { $0[ObjectIdentifier(task)] }
+    }
+
+    func cancelAll() {
+        let inFlight = calls.withLock { Array($0.values) }
+        for call in inFlight {
+            call.cancel()
+        }
+    }
+}
+
+/// The delegate of every task a ``Session`` starts: it keeps the session's calls in flight, and applies its
+/// ``RedirectPolicy`` through each task's call.
+///
+/// A task delegate rather than a session delegate, so that the policy holds on any `URLSession`, `.shared`
+/// included; one per session rather than one per call, because only the rare redirect needs it.
+final class TaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let calls = CallRegistry()
+    private let redirectPolicy: RedirectPolicy
+
+    init(redirectPolicy: RedirectPolicy) {
+        self.redirectPolicy = redirectPolicy
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // A task without a call has been cancelled or has timed out: it goes no further.
+        completionHandler(calls.call(for: task)?.redirect(after: response, to: request, policy: redirectPolicy))
+    }
+}
