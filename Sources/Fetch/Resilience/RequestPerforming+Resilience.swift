@@ -38,3 +38,23 @@ extension RequestPerforming {
         ObservingPerformer(wrapping: self, onEvent: onEvent)
     }
 }
+
+extension RequestPerforming {
+    /// This performer behind a memory-bounded HTTP cache that answers from stored responses while they are fresh.
+    ///
+    /// - Parameters:
+    ///   - maximumBytes: The most bytes of bodies and headers to keep. The default is 16 MiB.
+    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
+    ///     `true`.
+    /// - Returns: A ``CachingPerformer`` around this performer.
+    public func caching(maximumBytes: Int = 16 << 20, storesPrivateResponses: Bool = true) -> CachingPerformer {
+        CachingPerformer(self, maximumBytes: maximumBytes, storesPrivateResponses: storesPrivateResponses)
+    }
+
+    /// This performer, with identical safe requests in flight sharing one network request.
+    ///
+    /// - Returns: A ``DeduplicatingPerformer`` around this performer.
+    public func deduplicating() -> DeduplicatingPerformer {
+        DeduplicatingPerformer(self)
+    }
+}

@@ -33,7 +33,6 @@ public final class Session: RequestPerforming {
     public let pipeline: Pipeline
 
     private let transport: URLSessionTransport
-    private let ownsURLSession: Bool
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
@@ -51,7 +50,8 @@ public final class Session: RequestPerforming {
         self.init(session, owned: false, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
     }
 
-    /// Creates a session that owns a `URLSession` made from `configuration`, and invalidates it when released.
+    /// Creates a session that owns a `URLSession` made from `configuration`, and invalidates it once neither the
+    /// session nor any pipeline built on it is left.
     ///
     /// - Parameters:
     ///   - configuration: The configuration of the new `URLSession`: timeouts, headers, cache, protocol classes.
@@ -79,15 +79,8 @@ public final class Session: RequestPerforming {
         self.urlSession = urlSession
         self.callbackQueue = callbackQueue
         self.redirectPolicy = redirectPolicy
-        self.ownsURLSession = owned
-        self.transport = URLSessionTransport(urlSession: urlSession, redirectPolicy: redirectPolicy)
+        self.transport = URLSessionTransport(urlSession: urlSession, owned: owned, redirectPolicy: redirectPolicy)
         self.pipeline = Pipeline(transport, callbackQueue: callbackQueue)
-    }
-
-    deinit {
-        if ownsURLSession {
-            urlSession.finishTasksAndInvalidate()
-        }
     }
 
     /// Sends a request and parses its response as `T` off the callback queue.

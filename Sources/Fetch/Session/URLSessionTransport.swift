@@ -11,11 +11,32 @@ struct URLSessionTransport: Transport {
     let defaultTimeout: TimeInterval
     /// The delegate of every task the transport starts, which keeps the calls in flight.
     let tasks: TaskDelegate
+    /// Invalidates an owned `URLSession` once no pipeline uses it any more.
+    private let owner: Owner?
 
-    init(urlSession: URLSession, redirectPolicy: RedirectPolicy) {
+    /// - Parameters:
+    ///   - urlSession: The `URLSession` to send through.
+    ///   - owned: Whether the transport invalidates it when the last copy of the transport goes: a pipeline built
+    ///     on a ``Session`` keeps sending after the session object itself is gone.
+    ///   - redirectPolicy: How redirects are followed.
+    init(urlSession: URLSession, owned: Bool, redirectPolicy: RedirectPolicy) {
         self.urlSession = urlSession
         self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
         self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+        self.owner = owned ? Owner(urlSession) : nil
+    }
+
+    /// Lets tasks in flight finish, then invalidates the `URLSession` when released.
+    private final class Owner: Sendable {
+        let urlSession: URLSession
+
+        init(_ urlSession: URLSession) {
+            self.urlSession = urlSession
+        }
+
+        deinit {
+            urlSession.finishTasksAndInvalidate()
+        }
     }
 
     func send(

@@ -1,0 +1,109 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every stack of middlewares over a `Session` delivers callback-form results on the session's callback queue, and
+/// the `async` forms never touch it; against the loopback test server.
+@Suite struct PipelineQueueTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    /// One of the six built-ins, or a middleware a user writes.
+    enum Layer: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case adapting, authenticating, retrying, observing, caching, deduplicating, userMiddleware
+
+        var testDescription: String { rawValue }
+
+        func wrap(_ performer: any RequestPerforming) -> any RequestPerforming {
+            switch self {
+            case .adapting:
+                performer.adapting([.header("X-Layer", "adapting")])
+            case .authenticating:
+                performer.authenticating(with: BearerAuthenticator(token: "t0k3n") { $0(.success("fresh")) })
+            case .retrying:
+                performer.retrying(RetryPolicy(maximumAttempts: 2))
+            case .observing:
+                performer.observing { _ in }
+            case .caching:
+                performer.caching()
+            case .deduplicating:
+                performer.deduplicating()
+            case .userMiddleware:
+                performer.with(HopThroughAnotherQueue())
+            }
+        }
+    }
+
+    /// A user's middleware that answers from a queue of its own, as a metrics or signing middleware that does
+    /// asynchronous work might.
+    struct HopThroughAnotherQueue: Middleware {
+        static let queue = DispatchQueue(label: "PipelineQueueTests.user-middleware")
+
+        func intercept(
+            _ request: any Request,
+            context: CallContext,
+            next: Next,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            Self.queue.async {
+                next(request) { result in
+                    Self.queue.async { completion(result) }
+                }
+            }
+        }
+    }
+
+    private func makeQueue(_ name: String) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = name
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }
+
+    @Test(arguments: Layer.allCases, Layer.allCases)
+    func callbackResultsArriveOnTheSessionsQueue(outer: Layer, inner: Layer) async throws {
+        let queue = makeQueue("callbacks-\(outer)-\(inner)")
+        let stack = outer.wrap(inner.wrap(makeSession(callbackQueue: queue)))
+        let onQueue = Captured<(Bool, Result<User, any Error>)>()
+        stack.perform(TestRequest(server.url("/users/1"))) { (result: Result<User, any Error>) in
+            onQueue.capture((OperationQueue.current === queue, result))
+        }
+        let (wasOnQueue, result) = try await onQueue.first()
+        #expect(try result.get().id == 1)
+        #expect(wasOnQueue, "\(outer) over \(inner) completed off the session's callback queue")
+    }
+
+    @Test(arguments: Layer.allCases, Layer.allCases)
+    func asyncResultsArriveWhileTheQueueIsSuspended(outer: Layer, inner: Layer) async throws {
+        let queue = makeQueue("suspended-\(outer)-\(inner)")
+        let stack = outer.wrap(inner.wrap(makeSession(callbackQueue: queue)))
+        queue.isSuspended = true
+        defer { queue.isSuspended = false }
+        let user: User = try await stack.perform(TestRequest(server.url("/users/2")))
+        #expect(user.id == 2)
+    }
+
+    @Test func cancellationIsDeliveredOnTheSessionsQueueToo() async throws {
+        let queue = makeQueue("cancelled")
+        let stack = makeSession(callbackQueue: queue).retrying().with(HopThroughAnotherQueue()).observing { _ in }
+        let onQueue = Captured<(Bool, Result<Data, any Error>)>()
+        let call = stack.perform(TestRequest(server.url("/delay/3000"))) { (result: Result<Data, any Error>) in
+            onQueue.capture((OperationQueue.current === queue, result))
+        }
+        call.cancel()
+        let (wasOnQueue, result) = try await onQueue.first()
+        #expect(wasOnQueue)
+        guard case .cancelled = try fetchError(result) else {
+            Issue.record("expected .cancelled, got \(result)")
+            return
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Exactly-once completion and parallel parsing through whole stacks, against the loopback test server.
+@Suite struct PipelineStressTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    @Test func everyCallThroughAFullStackEndsExactlyOnceWhenCancelledAtRandom() async throws {
+        let queue = OperationQueue()
+        let tokens = BearerAuthenticator(token: "t0k3n") { $0(.success("fresh")) }
+        let stack = makeSession(callbackQueue: queue)
+            .retrying(RetryPolicy(maximumAttempts: 3, initialDelay: 0.01))
+            .authenticating(with: tokens)
+            .deduplicating()
+            .caching()
+            .observing { _ in }
+        let run = UUID().uuidString
+        let endings = Locked([Int: [Result<Data, any Error>]]())
+        let ended = Captured<Int>()
+        for index in 0..<200 {
+            // A few paths, so that calls share flights and stored responses; some fail and are retried.
+            let path =
+                switch index % 4 {
+                case 0: "/slow/\(run)-\(index % 8)?ms=\(Int.random(in: 0...40))"
+                case 1: "/cacheable/\(run)-\(index % 8)?cc=max-age%3D60"
+                case 2: "/flaky/\(run)-\(index)?fail=1"
+                default: "/delay/\(Int.random(in: 0...30))"
+                }
+            let call = stack.perform(TestRequest(server.url(path))) { (result: Result<Data, any Error>) in
+                endings.withLock { $0[index, default: []].append(result) }
+                ended.capture(index)
+            }
+            let delay = Double.random(in: 0...0.05)
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { call.cancel() }
+        }
+        _ = try await ended.wait(for: 200, timeout: .seconds(60))
+        // Any second completion would come from work still in flight; one more call through the same stack,
+        // answered after that work, gives it the time to show.
+        let _: Data = try await stack.perform(TestRequest(server.url("/slow/\(run)-barrier?ms=200")))
+        let counts = endings.withLock { $0.mapValues(\.count) }
+        #expect(counts.count == 200)
+        #expect(counts.values.allSatisfy { $0 == 1 }, "calls ended more than once: \(counts.filter { $0.value != 1 })")
+        for results in endings.withLock({ $0.values }) {
+            guard case .failure(let error) = results[0] else {
+                continue
+            }
+            guard case .cancelled = error as? FetchError else {
+                Issue.record("a call failed with something other than its result or .cancelled: \(error)")
+                continue
+            }
+        }
+    }
+
+    /// A model that records when and on which thread it was decoded, and takes its time doing it.
+    struct SlowModel: Decodable, Parsable {
+        static let spans = Locked([(thread: String, start: Date, end: Date)]())
+
+        init(from decoder: any Decoder) throws {
+            let start = Date()
+            _ = try [Int](from: decoder)
+            // Long enough that two decodes overlap whenever they can run at once.
+            Thread.sleep(forTimeInterval: 0.3)
+            let thread = "\(Unmanaged.passUnretained(Thread.current).toOpaque())"
+            Self.spans.withLock { $0.append((thread, start, Date())) }
+        }
+    }
+
+    @Test func largeResponsesDecodeInParallelOffTheCallbackQueue() async throws {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = makeSession(callbackQueue: queue)
+        let results = Captured<Result<SlowModel, any Error>>()
+        for index in 0..<2 {
+            session.perform(TestRequest(server.url("/json-array/20000?id=\(index)")), completion: results.capture)
+        }
+        for result in try await results.wait(for: 2) {
+            _ = try result.get()
+        }
+        let spans = SlowModel.spans.withLock { $0 }
+        try #require(spans.count == 2)
+        #expect(spans[0].start < spans[1].end && spans[1].start < spans[0].end, "the two decodes did not overlap")
+        #expect(spans[0].thread != spans[1].thread)
+    }
+
+    @Test func asyncCallsDecodeInParallelToo() async throws {
+        struct Async: Decodable, Parsable {
+            static let running = Locked((now: 0, most: 0))
+
+            init(from decoder: any Decoder) throws {
+                _ = try [Int](from: decoder)
+                Self.running.withLock {
+                    $0.now += 1
+                    $0.most = max($0.most, $0.now)
+                }
+                Thread.sleep(forTimeInterval: 0.3)
+                Self.running.withLock { $0.now -= 1 }
+            }
+        }
+        let session = makeSession()
+        async let first: Async = session.perform(TestRequest(server.url("/json-array/20000?id=a")))
+        async let second: Async = session.perform(TestRequest(server.url("/json-array/20000?id=b")))
+        _ = try await (first, second)
+        #expect(Async.running.withLock { $0.most } == 2)
+    }
+}

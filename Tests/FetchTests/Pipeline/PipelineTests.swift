@@ -1,0 +1,205 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What the pipeline promises every middleware, checked synchronously over the FetchTesting doubles.
+@Suite struct PipelineTests {
+    struct Item: Decodable, Parsable, Equatable {
+        let id: Int
+    }
+
+    let request = TestRequest("http://example.test/items/1")
+
+    /// A middleware made of a closure, so that each test says what it does in one place.
+    struct Custom: Middleware {
+        let body:
+            @Sendable (any Request, CallContext, Next, @escaping @Sendable (Result<Response, any Error>) -> Void) ->
+                Void
+
+        func intercept(
+            _ request: any Request,
+            context: CallContext,
+            next: Next,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            body(request, context, next, completion)
+        }
+    }
+
+    @Test func aMiddlewareCanAnswerWithoutCallingNext() throws {
+        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 500))
+        let stack = spy.with(
+            Custom { request, _, _, completion in
+                completion(.success(Response(status: 200, data: Data(#"{"id":7}"#.utf8), originalRequest: request)))
+            })
+        let result = Captured<Result<Item, any Error>>()
+        stack.perform(request, completion: result.capture)
+        #expect(try result.value?.get() == Item(id: 7))
+        #expect(spy.calls.isEmpty)
+    }
+
+    @Test func aMiddlewareThatAnswersTwiceIsHeardOnce() throws {
+        let stack = MockPerformer(response: .json(#"{"id":1}"#)).with(
+            Custom { request, _, next, completion in
+                next(request, completion: completion)
+                completion(.failure(FetchError.timedOut))
+            })
+        let results = Captured<Result<Item, any Error>>()
+        stack.perform(request, completion: results.capture)
+        #expect(results.values.count == 1)
+        #expect(try results.value?.get() == Item(id: 1))
+    }
+
+    @Test func aMiddlewareCanCallNextMoreThanOnce() throws {
+        let spy = SpyPerformer(forwardingTo: MockPerformer(response: .json(#"{"id":1}"#)))
+        let stack = spy.with(
+            Custom { request, _, next, completion in
+                next(request) { _ in next(request, completion: completion) }
+            })
+        let result = Captured<Result<Item, any Error>>()
+        stack.perform(request, completion: result.capture)
+        #expect(try result.value?.get() == Item(id: 1))
+        #expect(spy.calls.count == 2)
+    }
+
+    @Test func changedRequestsGoOnButTheCallerGetsAnAnswerToItsOwn() throws {
+        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 200, data: Data("ok".utf8)))
+        let stack = spy.with(
+            Custom { request, _, next, completion in
+                var urlRequest = URLRequest(url: request.url)
+                urlRequest.setValue("yes", forHTTPHeaderField: "X-Signed")
+                next(AdaptedRequest(original: request, urlRequest: urlRequest), completion: completion)
+            })
+        let result = Captured<Result<Response, any Error>>()
+        stack.perform(request, completion: result.capture)
+        #expect(spy.requests.first?.headers?["X-Signed"] == "yes")
+        #expect(try result.value?.get().originalRequest.url == request.url)
+        #expect(try result.value?.get().originalRequest is TestRequest)
+    }
+
+    @Test func cancellingTheCallCancelsWhatNextStartedAndReportsCancelledOnce() throws {
+        let spy = SpyPerformer()
+        let stack = spy.with(Custom { request, _, next, completion in next(request, completion: completion) })
+        let results = Captured<Result<Item, any Error>>()
+        let call = stack.perform(request, completion: results.capture)
+        #expect(spy.pendingCalls.count == 1)
+        call.cancel()
+        call.cancel()
+        spy.complete(status: 200, data: Data(#"{"id":1}"#.utf8))
+        #expect(spy.calls.first?.isCancelled == true)
+        #expect(results.values.count == 1)
+        guard case .cancelled = try fetchError(results.value) else {
+            Issue.record("expected .cancelled, got \(String(describing: results.value))")
+            return
+        }
+    }
+
+    @Test func nextAfterACancellationSendsNothing() throws {
+        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 200))
+        let later = Locked<(@Sendable () -> Void)?>(nil)
+        let inner = Captured<Result<Response, any Error>>()
+        let stack = spy.with(
+            Custom { request, context, next, completion in
+                later.withLock { $0 = { next(request, completion: inner.capture) } }
+                context.onCancel { completion(.failure(FetchError.cancelled)) }
+            })
+        let results = Captured<Result<Response, any Error>>()
+        stack.perform(request, completion: results.capture).cancel()
+        later.withLock { $0 }?()
+        #expect(spy.calls.isEmpty)
+        guard case .cancelled = try fetchError(inner.value) else {
+            Issue.record("expected next to answer .cancelled, got \(String(describing: inner.value))")
+            return
+        }
+    }
+
+    @Test func theHandleNextReturnsCancelsThatUseAlone() throws {
+        let spy = SpyPerformer()
+        let stack = spy.with(
+            Custom { request, _, next, completion in
+                let first = next(request) { _ in }
+                first.cancel()
+                next(request, completion: completion)
+            })
+        let result = Captured<Result<Item, any Error>>()
+        stack.perform(request, completion: result.capture)
+        #expect(spy.calls.map(\.isCancelled) == [true, false])
+        spy.complete(status: 200, data: Data(#"{"id":3}"#.utf8))
+        #expect(try result.value?.get() == Item(id: 3))
+    }
+
+    @Test func aDetachedCallOutlivesTheCallThatStartedIt() throws {
+        let spy = SpyPerformer()
+        let shared = Captured<Result<Response, any Error>>()
+        let stack = spy.with(
+            Custom { request, _, next, _ in
+                _ = next.detached(request, completion: shared.capture)
+            })
+        let results = Captured<Result<Response, any Error>>()
+        stack.perform(request, completion: results.capture).cancel()
+        #expect(spy.calls.first?.isCancelled == false)
+        spy.complete(status: 204)
+        #expect(try shared.value?.get().status == 204)
+    }
+
+    @Test func eventsReachEveryObserverOfTheCall() throws {
+        let seen = Captured<String>()
+        let stack = MockPerformer(status: 200)
+            .with(
+                Custom { request, context, next, completion in
+                    context.report(.retrying(request, attempt: 2, delay: 0, reason: "custom"))
+                    next(request, completion: completion)
+                }
+            )
+            .observing { seen.capture("\($0)") }
+        let result = Captured<Result<Response, any Error>>()
+        stack.perform(request, completion: result.capture)
+        #expect(seen.values.count == 3)
+        #expect(seen.values[1].contains("custom"))
+    }
+
+    @Test(arguments: [true, false])
+    func observersSeeRetriesWhateverTheOrder(observerOutside: Bool) throws {
+        let seen = Captured<FetchEvent>()
+        let answers = Locked([503, 200])
+        let mock = MockPerformer { _ in MockResponse(status: answers.withLock { $0.removeFirst() }) }
+        let policy = RetryPolicy(maximumAttempts: 2, initialDelay: 0, jitter: 0)
+        let stack: any RequestPerforming =
+            observerOutside
+            ? mock.retrying(policy, scheduler: TestScheduler()).observing(seen.capture)
+            : mock.observing(seen.capture).retrying(policy, scheduler: TestScheduler())
+        let result = Captured<Result<Response, any Error>>()
+        stack.perform(request, completion: result.capture)
+        #expect(try result.value?.get().status == 200)
+        let kinds = seen.values.map { event -> String in
+            switch event {
+            case .started: "started"
+            case .retrying: "retrying"
+            case .finished(_, let status, _, _): "\(status)"
+            case .failed: "failed"
+            }
+        }
+        #expect(
+            kinds
+                == (observerOutside
+                    ? ["started", "retrying", "200"] : ["started", "503", "retrying", "started", "200"]))
+    }
+
+    @Test func overTheDoublesEverythingHappensBeforePerformReturns() throws {
+        let stack = MockPerformer(response: .json(#"{"id":1}"#))
+            .retrying(scheduler: TestScheduler())
+            .authenticating(with: BearerAuthenticator(token: "t") { $0(.success("u")) })
+            .deduplicating()
+            .caching()
+            .observing { _ in }
+        let result = Captured<Result<Item, any Error>>()
+        stack.perform(request, completion: result.capture)
+        // Captured before perform returned: on this thread, with no queue in between.
+        #expect(try result.value?.get() == Item(id: 1))
+    }
+}
