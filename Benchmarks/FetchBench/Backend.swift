@@ -19,7 +19,7 @@ struct Item: Codable, Parsable {
 enum Payload {
     static let small = make(bytes: 1_000)
     static let medium = make(bytes: 100_000)
-    static let large = make(bytes: 1_000_000)
+    static let large = make(bytes: 1_200_000)
 
     /// A JSON array of items of about `bytes` bytes.
     static func make(bytes: Int) -> Data {

@@ -30,6 +30,28 @@ struct Contenders {
         }.resume()
     }
 
+    /// Hand-written for large bodies: the data task's completion hands the body to a concurrent queue, which decodes
+    /// it and hands the result to the callback queue, so that several bodies decode at once.
+    func handWrittenDecodingConcurrently(
+        _ url: URL,
+        completion: @escaping @Sendable (Result<[Item], any Error>) -> Void
+    ) {
+        let queue = queue
+        let decoder = decoder
+        urlSession.dataTask(with: URLRequest(url: url)) { data, response, error in
+            DispatchQueue.global().async {
+                let result = Self.decode(data, response, error, with: decoder)
+                queue.addOperation { completion(result) }
+            }
+        }.resume()
+    }
+
+    /// The platform's own `async` API: `URLSession.data(for:)`, then `JSONDecoder` in the awaiting task.
+    func platformAsync(_ url: URL) async throws -> [Item] {
+        let (data, response) = try await urlSession.data(for: URLRequest(url: url))
+        return try Self.decode(data, response, nil, with: decoder).get()
+    }
+
     /// Hand-written `async`: the same, through a checked continuation.
     func handWritten(_ url: URL) async throws -> [Item] {
         let decoder = decoder

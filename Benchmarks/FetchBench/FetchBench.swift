@@ -30,6 +30,7 @@ struct FetchBench {
         overheadRow(into: &table, options: options)
         parseRows(into: &table, options: options)
         callbackQueueRows(into: &table, options: options)
+        pipelineRows(into: &table, options: options, server: server)
         let deduplicated = deduplicationRows(into: &table, options: options)
         let cached = cacheRows(into: &table, options: options, server: server)
         let seconds = Double(now() - start) / 1e9

@@ -112,6 +112,7 @@ final class LoopbackServer: @unchecked Sendable {
     }
 
     private static let itemsAnswer = makeAnswer(extraHeader: nil)
+    private static let largeItemsAnswer = makeAnswer(body: Payload.large, extraHeader: nil)
     private static let cacheableAnswer = makeAnswer(extraHeader: "Cache-Control: max-age=3600\r\n")
     private static let notFoundAnswer = Array(
         "HTTP/1.1 404 Not Found\r\nServer: fetch-bench\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n".utf8)
@@ -125,14 +126,15 @@ final class LoopbackServer: @unchecked Sendable {
         }
         switch String(decoding: parts[1], as: UTF8.self) {
         case "/items-1k": return itemsAnswer
+        case "/items-1m": return largeItemsAnswer
         case "/cacheable": return cacheableAnswer
         default: return notFoundAnswer
         }
     }
 
-    /// A 200 answer carrying the 1 KB payload, with the header fields nginx sends for a static file.
-    private static func makeAnswer(extraHeader: String?) -> [UInt8] {
-        let body = Payload.small
+    /// A 200 answer carrying `body` (the 1 KB payload by default), with the header fields nginx sends for a static
+    /// file.
+    private static func makeAnswer(body: Data = Payload.small, extraHeader: String?) -> [UInt8] {
         // The Date is when the server started: a cache computes a response's age from it, and a run lasts minutes.
         let fields = StaticFileHeaders.fields(contentLength: body.count, date: Date())
         let head =
