@@ -54,11 +54,11 @@ enum Shop: Endpoint {
 
 func buildingRequestsSamples(session: Session, token: String, photoURL: URL) async throws {
     // README-BEGIN
-    let product: Product = try await session.perform(HTTPRequest(Shop.product(id: "tea/green 500g")))
+    let product: Product = try await session.perform(APIRequest(Shop.product(id: "tea/green 500g")))
     // GET https://shop.example.com/api/v1/products/tea%2Fgreen%20500g
 
     let results: [Product] = try await session.perform(
-        HTTPRequest(Shop.search(text: "milk & honey", page: 2))
+        APIRequest(Shop.search(text: "milk & honey", page: 2))
             .query("sort", "price+")
             .header(.accept("application/json"))
     )
@@ -73,7 +73,7 @@ func buildingRequestsSamples(session: Session, token: String, photoURL: URL) asy
     }
 
     let order: Order = try await session.perform(
-        HTTPRequest(Shop.orders)
+        APIRequest(Shop.orders)
             .method(.post)
             .header(.authorization(bearerToken: token))
             .jsonBody(NewOrder(productID: "tea-1", quantity: 2))
@@ -83,7 +83,7 @@ func buildingRequestsSamples(session: Session, token: String, photoURL: URL) asy
 
     // README-BEGIN
     let login: Token = try await session.perform(
-        HTTPRequest(baseURL)
+        APIRequest(baseURL)
             .path("oauth", "token")
             .method(.post)
             .formBody(["grant_type": "password", "username": "ada", "password": "p@ss w0rd+"])
@@ -98,20 +98,20 @@ func buildingRequestsSamples(session: Session, token: String, photoURL: URL) asy
         .file("photo", contentsOf: photoURL, contentType: "image/jpeg")
 
     let photo: Photo = try await session.perform(
-        HTTPRequest(baseURL).path("photos").method(.post).multipartBody(form)
+        APIRequest(baseURL).path("photos").method(.post).multipartBody(form)
     )
     // README-END
     _ = photo
 }
 
 @Test func theBuildingRequestsCommentsShowWhatIsSent() throws {
-    let product = try HTTPRequest(Shop.product(id: "tea/green 500g")).makeURLRequest()
+    let product = try APIRequest(Shop.product(id: "tea/green 500g")).makeURLRequest()
     #expect(product.url?.absoluteString == "https://shop.example.com/api/v1/products/tea%2Fgreen%20500g")
-    let search = try HTTPRequest(Shop.search(text: "milk & honey", page: 2)).query("sort", "price+").makeURLRequest()
+    let search = try APIRequest(Shop.search(text: "milk & honey", page: 2)).query("sort", "price+").makeURLRequest()
     #expect(
         search.url?.absoluteString
             == "https://shop.example.com/api/v1/products/search?q=milk%20%26%20honey&page=2&sort=price%2B"
     )
-    let login = HTTPRequest(baseURL).formBody(["grant_type": "password", "username": "ada", "password": "p@ss w0rd+"])
+    let login = APIRequest(baseURL).formBody(["grant_type": "password", "username": "ada", "password": "p@ss w0rd+"])
     #expect(login.body == Data("grant_type=password&username=ada&password=p%40ss+w0rd%2B".utf8))
 }

@@ -34,7 +34,7 @@ public protocol Parsable: Sendable {
     /// static let decoder: JSONDecoder = {
     ///     let decoder = JSONDecoder()
     ///     decoder.keyDecodingStrategy = .convertFromSnakeCase
-    ///     decoder.dateDecodingStrategy = .iso8601Flexible
+    ///     decoder.dateDecodingStrategy = DefaultDecoding.iso8601Flexible
     ///     return decoder
     /// }()
     /// ```
@@ -71,12 +71,10 @@ public enum DefaultDecoding {
     /// declare a decoder of your own instead.
     public static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601Flexible
+        decoder.dateDecodingStrategy = DefaultDecoding.iso8601Flexible
         return decoder
     }()
-}
 
-extension JSONDecoder.DateDecodingStrategy {
     /// Decodes dates from ISO-8601 strings with or without fractional seconds, such as `2026-11-30T08:42:12Z` and
     /// `2026-11-30T08:42:12.345+01:00`.
     ///

@@ -27,7 +27,7 @@ import Foundation
 ///     }
 /// }
 ///
-/// let request = HTTPRequest(GitHub.user(name: "apple"))
+/// let request = APIRequest(GitHub.user(name: "apple"))
 /// ```
 public protocol Endpoint: Sendable {
     /// The URL the paths are relative to, such as `https://api.example.com/v2`; with or without a trailing slash,

@@ -3,7 +3,7 @@ import Foundation
 /// One header field, with helpers for the common ones.
 ///
 /// ```swift
-/// let request = try HTTPRequest(url)
+/// let request = try APIRequest(url)
 ///     .header(.accept("application/json"))
 ///     .header(.authorization(bearerToken: token))
 ///     .header(.authorization(username: "ada", password: "s3cr3t:ü"))

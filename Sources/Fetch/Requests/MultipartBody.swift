@@ -6,7 +6,7 @@ import Foundation
 /// let form = MultipartBody()
 ///     .field("title", "Holiday")
 ///     .file("photo", contentsOf: photoURL, contentType: "image/jpeg")
-/// let request = HTTPRequest(uploadURL).method(.post).multipartBody(form)
+/// let request = APIRequest(uploadURL).method(.post).multipartBody(form)
 /// ```
 ///
 /// When the fields and files together are larger than ``memoryLimit``, the body is assembled in a temporary file, copying

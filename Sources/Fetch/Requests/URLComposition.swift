@@ -1,7 +1,7 @@
 import Foundation
 
 /// Composes a base URL, path segments and query items into one URL, without force unwraps and without doubling or
-/// losing a slash. Used by ``Endpoint/url()`` and ``HTTPRequest``.
+/// losing a slash. Used by ``Endpoint/url()`` and ``APIRequest``.
 package enum URLComposition {
     /// The URL of `base` extended by `pathSegments` and `queryItems`.
     ///

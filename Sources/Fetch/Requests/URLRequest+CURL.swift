@@ -4,25 +4,17 @@ import Foundation
     import FoundationNetworking
 #endif
 
-extension URLRequest {
-    /// The header fields and query items whose values ``curlCommand(redacting:)`` hides by default.
-    public static let defaultRedactedNames: Set<String> = ["Authorization", "Cookie", "Proxy-Authorization"]
+/// `curl` commands for logs and bug reports, with secrets hidden.
+package enum CURLCommand {
+    /// The command that sends `urlRequest`, one option per line, with the values `redaction` hides replaced by
+    /// `<redacted>`.
+    package static func make(for urlRequest: URLRequest, redaction: Redaction) -> String {
+        urlRequest.curlCommand(isRedacted: redaction.hides)
+    }
+}
 
-    /// A `curl` command that sends this request, for logs and bug reports, with secrets hidden.
-    ///
-    /// ```text
-    /// curl -X POST 'https://api.example.com/login' \
-    ///   -H 'Authorization: <redacted>' \
-    ///   -H 'Content-Type: application/json' \
-    ///   --data-binary '{"user":"ada"}'
-    /// ```
-    ///
-    /// - Parameter names: Header fields and query items whose values are replaced by `<redacted>`, matched
-    ///   case-insensitively. The default is ``defaultRedactedNames``; add your API-key headers and `token`
-    ///   query parameters.
-    /// - Returns: The command, one option per line.
-    public func curlCommand(redacting names: Set<String> = defaultRedactedNames) -> String {
-        let isRedacted = { (name: String) in names.contains { HeaderName.equal($0, name) } }
+extension URLRequest {
+    fileprivate func curlCommand(isRedacted: (String) -> Bool) -> String {
         let method = httpMethod ?? "GET"
         let methodOption = method == "GET" ? "" : "-X \(Self.shellQuoted(method)) "
         var parts = ["curl \(methodOption)\(Self.shellQuoted(redactedURL(isRedacted)))"]
@@ -64,12 +56,30 @@ extension URLRequest {
 }
 
 extension Request {
-    /// A `curl` command that sends this request, with secrets hidden; see `URLRequest.curlCommand(redacting:)`.
+    /// A `curl` command that sends this request, for logs and bug reports, with secrets hidden.
     ///
-    /// - Parameter names: Header fields and query items whose values are hidden.
-    /// - Returns: The command.
+    /// ```text
+    /// curl -X POST 'https://api.example.com/login' \
+    ///   -H 'Authorization: <redacted>' \
+    ///   -H 'Content-Type: application/json' \
+    ///   --data-binary '{"user":"ada"}'
+    /// ```
+    ///
+    /// - Parameter names: Header fields and query items to hide besides ``Redaction/secrets``, which are always
+    ///   hidden: your API-key headers and `token` query parameters.
+    /// - Returns: The command, one option per line.
     /// - Throws: The error of ``makeURLRequest()`` when the request cannot be built.
-    public func curlCommand(redacting names: Set<String> = URLRequest.defaultRedactedNames) throws -> String {
-        try makeURLRequest().curlCommand(redacting: names)
+    public func curlCommand(redacting names: Set<String> = []) throws -> String {
+        try curlCommand(Redaction(adding: names))
+    }
+
+    /// A `curl` command that sends this request, with the values `redaction` hides replaced by `<redacted>`.
+    ///
+    /// - Parameter redaction: What to hide; ``Redaction/init(adding:revealing:)`` is the only way to show one of
+    ///   the ``Redaction/secrets``.
+    /// - Returns: The command, one option per line.
+    /// - Throws: The error of ``makeURLRequest()`` when the request cannot be built.
+    public func curlCommand(_ redaction: Redaction) throws -> String {
+        CURLCommand.make(for: try makeURLRequest(), redaction: redaction)
     }
 }

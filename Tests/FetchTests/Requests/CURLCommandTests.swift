@@ -41,6 +41,28 @@ import Testing
         )
     }
 
+    @Test(arguments: [Set<String>(), ["X-API-Key"], ["Authorization"], ["x-api-key", "token"]])
+    func namesPassedAddToTheSecretsAndNeverShowThem(names: Set<String>) throws {
+        let request = TestRequest(
+            "https://api.example.com/me",
+            headers: [
+                "Authorization": "Bearer t0k3n", "Cookie": "session=c00k1e", "Proxy-Authorization": "Basic pr0xy",
+                "X-API-Key": "k3y",
+            ])
+        let command = try request.curlCommand(redacting: names)
+        for secret in ["t0k3n", "c00k1e", "pr0xy"] {
+            #expect(!command.contains(secret), "\(secret) leaked with names \(names):\n\(command)")
+        }
+        #expect(command.contains("k3y") == !names.contains { $0.lowercased() == "x-api-key" })
+    }
+
+    @Test func aSecretIsShownOnlyWhenRevealedByName() throws {
+        let request = TestRequest("https://api.example.com/me", headers: ["Authorization": "Bearer t0k3n"])
+        #expect(try !request.curlCommand(Redaction(adding: ["Authorization"])).contains("t0k3n"))
+        #expect(try request.curlCommand(Redaction(revealing: ["authorization"])).contains("Bearer t0k3n"))
+        #expect(Redaction(revealing: ["Authorization"]).hides("Cookie"))
+    }
+
     @Test func quotesSingleQuotesForTheShell() throws {
         let request = TestRequest("https://api.example.com/notes", method: .put, body: Data("it's".utf8))
         #expect(try request.curlCommand().hasSuffix(#"--data-binary 'it'\''s'"#))

@@ -49,11 +49,11 @@ import Testing
         let file = directory.url.appending(path: "large.bin")
         let size = try Self.write(megabytes: Self.megabytes, to: file)
         let source: FileDigest = try await session.perform(
-            HTTPRequest(server.url("/requests/file-digest")).query("path", file.path))
+            APIRequest(server.url("/requests/file-digest")).query("path", file.path))
         try #require(source.size == size)
 
         let meter = try MemoryMeter()
-        let upload = HTTPRequest(server.url("/requests/upload-digest"))
+        let upload = APIRequest(server.url("/requests/upload-digest"))
             .method(.post)
             .multipartBody(
                 MultipartBody()

@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func aMissingFileIsAnEncodingErrorNamingIt() throws {
-        let request = HTTPRequest(base).multipartBody(
+        let request = APIRequest(base).multipartBody(
             MultipartBody().file("f", contentsOf: URL(fileURLWithPath: "/nonexistent/photo.jpg"))
         )
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func aSmallBodyIsSentFromMemoryWithItsContentType() throws {
-        let request = HTTPRequest(base).method(.post).multipartBody(body(boundaries: ["B"]).field("a", "1"))
+        let request = APIRequest(base).method(.post).multipartBody(body(boundaries: ["B"]).field("a", "1"))
         let urlRequest = try request.makeURLRequest()
         #expect(
             urlRequest.httpBody.map { String(decoding: $0, as: UTF8.self) }
@@ -130,10 +130,10 @@ import Testing
         let parts = { (limit: Int) in
             body(boundaries: ["B"], memoryLimit: limit).field("a", "1").file("p", contentsOf: file)
         }
-        let inMemory = try #require(HTTPRequest(base).multipartBody(parts(1_000)).makeURLRequest().httpBody)
+        let inMemory = try #require(APIRequest(base).multipartBody(parts(1_000)).makeURLRequest().httpBody)
 
         // The request owns the temporary file: it must outlive the reading of the stream, as in a Session call.
-        let request = HTTPRequest(base).multipartBody(parts(99))
+        let request = APIRequest(base).multipartBody(parts(99))
         let urlRequest = try request.makeURLRequest()
         #expect(urlRequest.httpBody == nil)
         #expect(request.body == nil)

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct HTTPRequestTests {
+@Suite struct APIRequestTests {
     let base = URL(string: "https://api.example.com/v1") ?? URL(fileURLWithPath: "/")
 
     struct Event: Codable, Equatable {
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func defaultsToAGetOfTheURLWithNothingElse() throws {
-        let urlRequest = try HTTPRequest(base).makeURLRequest()
+        let urlRequest = try APIRequest(base).makeURLRequest()
         #expect(urlRequest.url == base)
         #expect(urlRequest.httpMethod == "GET")
         #expect(urlRequest.allHTTPHeaderFields ?? [:] == [:])
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func modifiersSetMethodPathQueryHeadersAndTimeout() throws {
-        let request = HTTPRequest(base)
+        let request = APIRequest(base)
             .method(.put)
             .path("users", "ada/l")
             .query("q", "a+b")
@@ -43,26 +43,26 @@ import Testing
     }
 
     @Test func aHeaderReplacesAnotherOfTheSameNameInAnyCase() throws {
-        let request = HTTPRequest(base).header("accept", "text/html").header(.accept("application/json"))
+        let request = APIRequest(base).header("accept", "text/html").header(.accept("application/json"))
         #expect(request.headers == ["Accept": "application/json"])
     }
 
     @Test func defaultHeadersDoNotOverrideTheRequestsOwn() throws {
-        let request = HTTPRequest(base)
+        let request = APIRequest(base)
             .header("user-agent", "Mine/2")
             .defaultHeaders(["User-Agent": "Default/1", "Accept": "*/*"])
         #expect(request.headers == ["user-agent": "Mine/2", "Accept": "*/*"])
     }
 
     @Test func anEndpointGivesItsURLAndMethod() throws {
-        let request = HTTPRequest(EndpointTests.API.createUser).path("admins").query("notify", "yes")
+        let request = APIRequest(EndpointTests.API.createUser).path("admins").query("notify", "yes")
         let urlRequest = try request.makeURLRequest()
         #expect(urlRequest.httpMethod == "POST")
         #expect(urlRequest.url?.absoluteString == "https://api.example.com/v2/users/admins?notify=yes")
     }
 
     @Test func aURLThatCannotBeMadeIsAnInvalidRequestAndTheBaseMeanwhile() throws {
-        let request = HTTPRequest(base).path("..", "etc")
+        let request = APIRequest(base).path("..", "etc")
         #expect(request.url == base)
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
         guard case .invalidRequest(let reason) = error else {
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func headerValuesWithLineBreaksAreRejected() throws {
-        let request = HTTPRequest(base).header(.authorization(bearerToken: "t\r\nX-Admin: 1"))
+        let request = APIRequest(base).header(.authorization(bearerToken: "t\r\nX-Admin: 1"))
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
         guard case .invalidRequest(let reason) = error else {
             Issue.record("expected invalidRequest, got \(error)")
@@ -84,7 +84,7 @@ import Testing
 
     @Test func aJSONBodyIsEncodedWithISO8601DatesAndTypedAsJSON() throws {
         let event = Event(name: "launch", at: Date(timeIntervalSince1970: 1_796_028_132))
-        let urlRequest = try HTTPRequest(base).method(.post).jsonBody(event).makeURLRequest()
+        let urlRequest = try APIRequest(base).method(.post).jsonBody(event).makeURLRequest()
         let body = try #require(urlRequest.httpBody)
         #expect(String(decoding: body, as: UTF8.self) == #"{"at":"2026-11-30T08:42:12Z","name":"launch"}"#)
         #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "application/json")
@@ -94,15 +94,15 @@ import Testing
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         let event = Event(name: "x", at: Date(timeIntervalSince1970: 10))
-        let body = try #require(HTTPRequest(base).jsonBody(event, encoder: encoder).body)
+        let body = try #require(APIRequest(base).jsonBody(event, encoder: encoder).body)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         #expect(try decoder.decode(Event.self, from: body) == event)
     }
 
     @Test func theRequestsOwnContentTypeWinsWhicheverComesFirst() throws {
-        let before = HTTPRequest(base).header("content-type", "application/vnd.api+json").jsonBody(["a": 1])
-        let after = HTTPRequest(base).jsonBody(["a": 1]).header("Content-Type", "application/vnd.api+json")
+        let before = APIRequest(base).header("content-type", "application/vnd.api+json").jsonBody(["a": 1])
+        let after = APIRequest(base).jsonBody(["a": 1]).header("Content-Type", "application/vnd.api+json")
         for request in [before, after] {
             let urlRequest = try request.makeURLRequest()
             #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func aJSONEncodingFailureIsThrownByMakeURLRequestAsEncoding() throws {
-        let request = HTTPRequest(base).method(.post).jsonBody(["value": Double.nan])
+        let request = APIRequest(base).method(.post).jsonBody(["value": Double.nan])
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
         guard case .encoding(let underlying) = error else {
             Issue.record("expected encoding, got \(error)")
@@ -124,7 +124,7 @@ import Testing
     @Test func aJSONEncodingFailureReachesThePerformersCompletion() throws {
         let mock = MockPerformer(response: .json("{}"))
         let result = Captured<Result<Data, any Error>>()
-        let request = HTTPRequest(base).jsonBody(["value": Double.infinity]).header("X-Later", "1")
+        let request = APIRequest(base).jsonBody(["value": Double.infinity]).header("X-Later", "1")
         mock.perform(request, completion: result.capture)
         guard case .encoding = try fetchError(result.value) else {
             Issue.record("expected FetchError.encoding, got \(String(describing: result.value))")
@@ -133,7 +133,7 @@ import Testing
     }
 
     @Test func theFirstFailingModifierIsTheOneThrown() throws {
-        let request = HTTPRequest(base)
+        let request = APIRequest(base)
             .jsonBody(["a": Double.nan])
             .multipartBody(MultipartBody().file("f", contentsOf: URL(fileURLWithPath: "/nonexistent/file")))
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func aFormBodyIsURLEncodedInOrderAndTyped() throws {
-        let urlRequest = try HTTPRequest(base)
+        let urlRequest = try APIRequest(base)
             .method(.post)
             .formBody(["name": "Zoë O'Neil", "q": "a+b&c=d", "name": "second"])
             .makeURLRequest()
@@ -156,10 +156,10 @@ import Testing
 
     @Test func aBodyOfBytesCarriesItsContentType() throws {
         let data = Data([0, 1, 2])
-        let typed = try HTTPRequest(base).body(data, contentType: "application/octet-stream").makeURLRequest()
+        let typed = try APIRequest(base).body(data, contentType: "application/octet-stream").makeURLRequest()
         #expect(typed.httpBody == data)
         #expect(typed.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
-        let untyped = try HTTPRequest(base).body(data, contentType: nil).makeURLRequest()
+        let untyped = try APIRequest(base).body(data, contentType: nil).makeURLRequest()
         #expect(untyped.value(forHTTPHeaderField: "Content-Type") == nil)
     }
 }

@@ -7,9 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `HTTPRequest`s sent by a `Session` to the loopback test server, which decodes them with Python's own parsers
+/// `APIRequest`s sent by a `Session` to the loopback test server, which decodes them with Python's own parsers
 /// (`urllib.parse`, `email.parser`) and echoes what it saw, compared here field by field.
-@Suite struct HTTPRequestRoundTripTests {
+@Suite struct APIRequestRoundTripTests {
     let server: TestServer
     let session: Session
 
@@ -29,13 +29,13 @@ import Testing
 
     @Test func pathSegmentsArriveEachAsItself() async throws {
         let segments = ["files"] + Self.awkward.dropLast() + ["end"]
-        let echo: RequestEcho = try await session.perform(HTTPRequest(server.url("/requests/echo")).path(segments))
+        let echo: RequestEcho = try await session.perform(APIRequest(server.url("/requests/echo")).path(segments))
         try #require(echo.segments.count == 2 + segments.count)
         #expect(Array(echo.segments.dropFirst(2)) == segments)
     }
 
     @Test func queryItemsArriveInOrderEachAsItselfAfterTheBasesOwn() async throws {
-        var request = HTTPRequest(server.url("/requests/echo?api_key=k%2B1&lang=en"))
+        var request = APIRequest(server.url("/requests/echo?api_key=k%2B1&lang=en"))
         for (index, value) in Self.awkward.enumerated() {
             request = request.query("key \(index) ?&=+", value)
         }
@@ -56,7 +56,7 @@ import Testing
             var method: HTTPMethod { .delete }
         }
         let endpoint = Echoing(baseURL: server.url("/"))
-        let echo: RequestEcho = try await session.perform(HTTPRequest(endpoint))
+        let echo: RequestEcho = try await session.perform(APIRequest(endpoint))
         #expect(echo.method == "DELETE")
         #expect(echo.segments == ["requests", "echo", "users", "ada lovelace/1"])
         #expect(echo.query == [["q", "a+b c"]])
@@ -66,7 +66,7 @@ import Testing
         let order = Order(
             id: 7, note: "Zoë's \"order\"\n☕︎", tags: ["a+b", "c&d"],
             placedAt: Date(timeIntervalSince1970: 1_796_028_132))
-        let request = HTTPRequest(server.url("/requests/echo")).method(.post).jsonBody(order)
+        let request = APIRequest(server.url("/requests/echo")).method(.post).jsonBody(order)
         let echo: JSONEcho<Order> = try await session.perform(request)
         #expect(echo.json == order)
         #expect(echo.headers["content-type"] == "application/json")
@@ -76,7 +76,7 @@ import Testing
         let fields =
             Self.awkward.enumerated().map { (name: "f \($0.offset)&=+", value: $0.element) }
             + [(name: "f 0&=+", value: "repeated"), (name: "multi", value: "line 1\r\nline 2")]
-        let request = HTTPRequest(server.url("/requests/echo")).method(.post).formBody(fields)
+        let request = APIRequest(server.url("/requests/echo")).method(.post).formBody(fields)
         let echo: RequestEcho = try await session.perform(request)
         #expect(echo.form == fields.map { [$0.name, $0.value] })
         #expect(echo.headers["content-type"] == "application/x-www-form-urlencoded")
@@ -84,14 +84,14 @@ import Testing
 
     @Test func bodiesArriveWholeOnAReusedConnection() async throws {
         for value in ["first", "second", "third"] {
-            let request = HTTPRequest(server.url("/requests/echo")).method(.post).formBody(["value": value])
+            let request = APIRequest(server.url("/requests/echo")).method(.post).formBody(["value": value])
             let echo: RequestEcho = try await session.perform(request)
             #expect(echo.form == [["value", value]])
         }
     }
 
     @Test func typedHeadersArrive() async throws {
-        let request = try HTTPRequest(server.url("/requests/echo"))
+        let request = try APIRequest(server.url("/requests/echo"))
             .header(.accept("application/json"))
             .header(.userAgent("FetchTests/1.0"))
             .header(.authorization(username: "zoë", password: "p:ss word"))
@@ -107,7 +107,7 @@ import Testing
 
     @Test func aHeaderInjectionIsNeverSent() async throws {
         let path = "/requests/echo/injection-\(UUID().uuidString)"
-        let request = HTTPRequest(server.url(path)).header("X-Note", "1\r\nX-Admin: true")
+        let request = APIRequest(server.url(path)).header("X-Note", "1\r\nX-Admin: true")
         let results = Captured<Result<RequestEcho, any Error>>()
         session.perform(request, completion: results.capture)
         guard case .invalidRequest = try fetchError(try await results.first()) else {
@@ -124,7 +124,7 @@ import Testing
         let results = Captured<Result<RequestEcho, any Error>>()
         // The caller keeps no reference: the session must keep the request, and so its temporary file.
         session.perform(
-            HTTPRequest(server.url("/requests/echo"))
+            APIRequest(server.url("/requests/echo"))
                 .method(.post)
                 .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file)),
             completion: results.capture
@@ -139,8 +139,8 @@ import Testing
             let directory = try TemporaryDirectory()
             let file = directory.url.appending(path: "notes.txt")
             try Data("streamed".utf8).write(to: file)
-            // The HTTPRequest, owner of the temporary file, is gone before URLSession reads the stream.
-            let urlRequest = try HTTPRequest(server.url("/requests/echo"))
+            // The APIRequest, owner of the temporary file, is gone before URLSession reads the stream.
+            let urlRequest = try APIRequest(server.url("/requests/echo"))
                 .method(.post)
                 .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file))
                 .makeURLRequest()
@@ -166,7 +166,7 @@ import Testing
             .file("photo", contentsOf: photo, contentType: "image/jpeg")
             .file("raw", data: binary, filename: "résumé 1.bin")
             .file("quote\"d", data: Data("x".utf8), filename: "a\"b\nc.txt", contentType: "text/plain")
-        let request = HTTPRequest(server.url("/requests/echo")).method(.post).multipartBody(multipart)
+        let request = APIRequest(server.url("/requests/echo")).method(.post).multipartBody(multipart)
         let echo: RequestEcho = try await session.perform(request)
 
         let seen = try #require(echo.multipart)

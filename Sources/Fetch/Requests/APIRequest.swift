@@ -8,12 +8,12 @@ import Foundation
 /// headers, body and timeout, so that most apps need no request types of their own.
 ///
 /// ```swift
-/// let search = HTTPRequest(baseURL)
+/// let search = APIRequest(baseURL)
 ///     .path("search", "repositories")
 ///     .query("q", "swift & linux")
 ///     .header(.accept("application/json"))
 ///
-/// let create = HTTPRequest(baseURL)
+/// let create = APIRequest(baseURL)
 ///     .path("users")
 ///     .method(.post)
 ///     .jsonBody(NewUser(name: "Ada"))
@@ -22,7 +22,7 @@ import Foundation
 /// Modifiers never throw. A modifier that fails (a value that cannot be encoded as JSON, a file that cannot be
 /// read) records its error, and ``makeURLRequest()`` throws it, so a ``RequestPerforming`` object delivers it to the
 /// completion like any other failure. When several fail, the first one is thrown.
-public struct HTTPRequest: Request {
+public struct APIRequest: Request {
     /// The request method. ``init(_:method:)`` sets it, the ``method(_:)`` modifier changes it.
     public var method: HTTPMethod
 
@@ -163,12 +163,12 @@ public struct HTTPRequest: Request {
 
 // MARK: - Modifiers
 
-extension HTTPRequest {
+extension APIRequest {
     /// Returns the request with another method.
     ///
     /// - Parameter method: The method, such as ``HTTPMethod/post``.
     /// - Returns: The changed request.
-    public func method(_ method: HTTPMethod) -> HTTPRequest {
+    public func method(_ method: HTTPMethod) -> APIRequest {
         changed { $0.method = method }
     }
 
@@ -178,7 +178,7 @@ extension HTTPRequest {
     ///
     /// - Parameter segments: The unencoded segments; a final empty one adds a trailing slash.
     /// - Returns: The changed request.
-    public func path(_ segments: String...) -> HTTPRequest {
+    public func path(_ segments: String...) -> APIRequest {
         path(segments)
     }
 
@@ -186,7 +186,7 @@ extension HTTPRequest {
     ///
     /// - Parameter segments: The unencoded segments, in order; a final empty one adds a trailing slash.
     /// - Returns: The changed request.
-    public func path(_ segments: [String]) -> HTTPRequest {
+    public func path(_ segments: [String]) -> APIRequest {
         changed { $0.pathSegments += segments }
     }
 
@@ -198,7 +198,7 @@ extension HTTPRequest {
     ///   - name: The unencoded name.
     ///   - value: The unencoded value, or `nil` to send the name alone (`?flag`).
     /// - Returns: The changed request.
-    public func query(_ name: String, _ value: String?) -> HTTPRequest {
+    public func query(_ name: String, _ value: String?) -> APIRequest {
         changed { $0.queryItems.append(URLQueryItem(name: name, value: value)) }
     }
 
@@ -206,7 +206,7 @@ extension HTTPRequest {
     ///
     /// - Parameter items: The unencoded items.
     /// - Returns: The changed request.
-    public func query(_ items: [URLQueryItem]) -> HTTPRequest {
+    public func query(_ items: [URLQueryItem]) -> APIRequest {
         changed { $0.queryItems += items }
     }
 
@@ -216,7 +216,7 @@ extension HTTPRequest {
     ///   - name: The field name.
     ///   - value: The field value.
     /// - Returns: The changed request.
-    public func header(_ name: String, _ value: String) -> HTTPRequest {
+    public func header(_ name: String, _ value: String) -> APIRequest {
         header(HTTPHeader(name: name, value: value))
     }
 
@@ -224,7 +224,7 @@ extension HTTPRequest {
     ///
     /// - Parameter field: The field, such as `.accept("application/json")`.
     /// - Returns: The changed request.
-    public func header(_ field: HTTPHeader) -> HTTPRequest {
+    public func header(_ field: HTTPHeader) -> APIRequest {
         changed { request in
             if let index = request.index(ofField: field.name) {
                 request.fields[index] = field
@@ -239,7 +239,7 @@ extension HTTPRequest {
     ///
     /// - Parameter defaults: The fields, such as an API client's `User-Agent` and `Accept`.
     /// - Returns: The changed request.
-    public func defaultHeaders(_ defaults: [String: String]) -> HTTPRequest {
+    public func defaultHeaders(_ defaults: [String: String]) -> APIRequest {
         changed { request in
             for (name, value) in defaults.sorted(by: { $0.key < $1.key }) where request.index(ofField: name) == nil {
                 request.fields.append(HTTPHeader(name: name, value: value))
@@ -251,7 +251,7 @@ extension HTTPRequest {
     ///
     /// - Parameter seconds: How long to wait for the server.
     /// - Returns: The changed request.
-    public func timeout(_ seconds: TimeInterval) -> HTTPRequest {
+    public func timeout(_ seconds: TimeInterval) -> APIRequest {
         changed { $0.timeout = seconds }
     }
 
@@ -261,7 +261,7 @@ extension HTTPRequest {
     ///   - data: The body.
     ///   - contentType: The `Content-Type` sent unless the request sets its own, or `nil` for none.
     /// - Returns: The changed request.
-    public func body(_ data: Data, contentType: String?) -> HTTPRequest {
+    public func body(_ data: Data, contentType: String?) -> APIRequest {
         changed { $0.content = Content(body: .data(data), contentType: contentType) }
     }
 
@@ -273,7 +273,7 @@ extension HTTPRequest {
     ///   - encoder: The encoder. The default, ``DefaultEncoding/encoder``, writes ISO-8601 dates and sorted keys.
     /// - Returns: The changed request. When `value` cannot be encoded, ``makeURLRequest()`` throws
     ///   ``FetchError/encoding(_:)`` with the encoder's error.
-    public func jsonBody(_ value: some Encodable, encoder: JSONEncoder = DefaultEncoding.encoder) -> HTTPRequest {
+    public func jsonBody(_ value: some Encodable, encoder: JSONEncoder = DefaultEncoding.encoder) -> APIRequest {
         changed { request in
             do {
                 let data = try encoder.encode(value)
@@ -291,7 +291,7 @@ extension HTTPRequest {
     ///
     /// - Parameter fields: The fields, in order: `["name": "Ada", "lang": "en"]`. Names may repeat.
     /// - Returns: The changed request.
-    public func formBody(_ fields: KeyValuePairs<String, String>) -> HTTPRequest {
+    public func formBody(_ fields: KeyValuePairs<String, String>) -> APIRequest {
         formBody(fields.map { (name: $0.key, value: $0.value) })
     }
 
@@ -299,7 +299,7 @@ extension HTTPRequest {
     ///
     /// - Parameter fields: The fields, in order. Names may repeat.
     /// - Returns: The changed request.
-    public func formBody(_ fields: [(name: String, value: String)]) -> HTTPRequest {
+    public func formBody(_ fields: [(name: String, value: String)]) -> APIRequest {
         let data = Data(PercentEncoding.form(fields).utf8)
         return changed { $0.content = Content(body: .data(data), contentType: "application/x-www-form-urlencoded") }
     }
@@ -313,7 +313,7 @@ extension HTTPRequest {
     /// - Parameter multipart: The fields and files.
     /// - Returns: The changed request. When a file cannot be read or the temporary file written,
     ///   ``makeURLRequest()`` throws ``FetchError/encoding(_:)``.
-    public func multipartBody(_ multipart: MultipartBody) -> HTTPRequest {
+    public func multipartBody(_ multipart: MultipartBody) -> APIRequest {
         changed { request in
             do {
                 let (contentType, body) = try multipart.encoded()
@@ -326,7 +326,7 @@ extension HTTPRequest {
         }
     }
 
-    private func changed(_ change: (inout HTTPRequest) -> Void) -> HTTPRequest {
+    private func changed(_ change: (inout APIRequest) -> Void) -> APIRequest {
         var request = self
         change(&request)
         return request
@@ -339,3 +339,8 @@ extension HTTPRequest {
         }
     }
 }
+
+/// The former name of ``APIRequest``, which apple/swift-http-types' `HTTPRequest` (the ecosystem's shared request
+/// type) made ambiguous in files that import both.
+@available(*, deprecated, renamed: "APIRequest")
+public typealias HTTPRequest = APIRequest
