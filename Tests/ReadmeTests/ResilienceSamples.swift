@@ -64,6 +64,53 @@ func redirectSample() -> Session {
 
 func curlSample() throws {
     // README-BEGIN
-    print(try GetUser(baseURL: baseURL, id: 1).curlCommand(redacting: ["Authorization", "X-API-Key"]))
+    print(try GetUser(baseURL: baseURL, id: 1).curlCommand(redacting: ["X-API-Key"]))
     // README-END
 }
+
+// README-BEGIN
+struct Signing: Middleware {
+    let sign: @Sendable (URLRequest) -> String  // for example an HMAC of the method, path and body
+    let report: @Sendable (Duration) -> Void
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        do {
+            var signed = try request.makeURLRequest()
+            signed.setValue(sign(signed), forHTTPHeaderField: "X-Signature")
+            let started = ContinuousClock.now
+            next(AdaptedRequest(original: request, urlRequest: signed)) { result in
+                report(ContinuousClock.now - started)
+                completion(result)
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+}
+// README-END
+
+func middlewareSample(session: Session) -> RetryingPerformer {
+    // README-BEGIN
+    let api = session.with(Signing(sign: { _ in "signature" }, report: { print("took \($0)") })).retrying()
+    // README-END
+    return api
+}
+
+// README-BEGIN
+@Test func signsEveryRequestAndReportsItsLatency() throws {
+    let spy = SpyPerformer()
+    let latencies = Captured<Duration>()
+    let api = spy.with(Signing(sign: { _ in "signature" }, report: latencies.capture))
+    let user = Captured<Result<User, any Error>>()
+    api.perform(GetUser(baseURL: baseURL, id: 1), completion: user.capture)
+    #expect(spy.requests.first?.headers?["X-Signature"] == "signature")
+    spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
+    #expect(try user.value?.get().name == "Ada")
+    #expect(latencies.values.count == 1)
+}
+// README-END
