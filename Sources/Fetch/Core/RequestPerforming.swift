@@ -42,6 +42,42 @@ public protocol RequestPerforming: Sendable {
 }
 
 extension RequestPerforming {
+    /// Performs a request and parses its response as `type`, which names the result so that the completion needs
+    /// no annotation: `perform(GetUser(id: 1), as: User.self) { result in … }`.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - type: The type to parse the response as.
+    ///   - errorParser: The object that turns error bodies into errors. The default is none.
+    ///   - completion: Called exactly once with the parsed value or the error.
+    /// - Returns: A handle that cancels the call.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        as type: T.Type,
+        errorParser: (any ErrorParsing)? = nil,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        perform(request, errorParser: errorParser, completion: completion)
+    }
+
+    /// Stands in for a callback whose result type is named nowhere, so that the compiler says what to do instead of
+    /// failing to produce a diagnostic.
+    @available(
+        *, unavailable,
+        message: "name the type to parse the response as: perform(request, as: User.self) { result in … }"
+    )
+    @discardableResult
+    public func perform(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)? = nil,
+        completion: @escaping @Sendable (Result<Never, any Error>) -> Void
+    ) -> any Cancellable {
+        perform(request, errorParser: errorParser) { (result: Result<Response, any Error>) in
+            completion(result.flatMap { _ in .failure(FetchError.notHTTPResponse) })
+        }
+    }
+
     /// A pipeline over this performer's callback form, with no middlewares and no callback queue of its own.
     public var pipeline: Pipeline {
         Pipeline(PerformerTransport(performer: self))

@@ -109,6 +109,9 @@ public struct APIRequest: Request {
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method.rawValue
         for field in allFields {
+            if let problem = field.problem {
+                throw FetchError.invalidRequest("\(method) \(url.absoluteString): \(problem)")
+            }
             try HeaderValidation.validate(name: field.name, value: field.value, in: "\(method) \(url.absoluteString)")
             urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
         }

@@ -3,7 +3,7 @@ import Foundation
 /// One header field, with helpers for the common ones.
 ///
 /// ```swift
-/// let request = try APIRequest(url)
+/// let request = APIRequest(url)
 ///     .header(.accept("application/json"))
 ///     .header(.authorization(bearerToken: token))
 ///     .header(.authorization(username: "ada", password: "s3cr3t:ü"))
@@ -18,6 +18,9 @@ public struct HTTPHeader: Hashable, Sendable {
     /// The field value.
     public let value: String
 
+    /// Why the field cannot be sent, when a helper could not make it: building the request throws it.
+    let problem: String?
+
     /// Creates a header field.
     ///
     /// - Parameters:
@@ -26,6 +29,13 @@ public struct HTTPHeader: Hashable, Sendable {
     public init(name: String, value: String) {
         self.name = name
         self.value = value
+        self.problem = nil
+    }
+
+    private init(name: String, unsendable problem: String) {
+        self.name = name
+        self.value = ""
+        self.problem = problem
     }
 
     /// `Content-Type`: the media type of the body, such as `application/json`.
@@ -65,13 +75,14 @@ public struct HTTPHeader: Hashable, Sendable {
     /// - Parameters:
     ///   - username: The user name, which must not contain a colon: the server splits the credentials at the first.
     ///   - password: The password; any characters.
-    /// - Returns: The header field.
-    /// - Throws: ``FetchError/invalidRequest(_:)`` when `username` contains a colon.
-    public static func authorization(username: String, password: String) throws -> HTTPHeader {
+    /// - Returns: The header field. Like every modifier, it never throws: a user name with a colon makes
+    ///   ``Request/makeURLRequest()`` throw ``FetchError/invalidRequest(_:)``, and nothing is sent.
+    public static func authorization(username: String, password: String) -> HTTPHeader {
         guard !username.contains(":") else {
-            throw FetchError.invalidRequest(
-                "Basic authorization for user \(username.debugDescription): a user name cannot contain a colon,"
-                    + " which separates it from the password (RFC 7617)"
+            return HTTPHeader(
+                name: "Authorization",
+                unsendable: "Basic authorization for user \(username.debugDescription): a user name cannot contain a"
+                    + " colon, which separates it from the password (RFC 7617)"
             )
         }
         let credentials = Data("\(username):\(password)".utf8).base64EncodedString()

@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func typedHeadersArrive() async throws {
-        let request = try APIRequest(server.url("/requests/echo"))
+        let request = APIRequest(server.url("/requests/echo"))
             .header(.accept("application/json"))
             .header(.userAgent("FetchTests/1.0"))
             .header(.authorization(username: "zoë", password: "p:ss word"))

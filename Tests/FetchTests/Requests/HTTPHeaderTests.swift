@@ -16,17 +16,22 @@ import Testing
     @Test func basicAuthorizationIsTheBase64OfUTF8Credentials() throws {
         // The examples of RFC 7617, §2 and §2.1.
         #expect(
-            try HTTPHeader.authorization(username: "Aladdin", password: "open sesame").value
+            HTTPHeader.authorization(username: "Aladdin", password: "open sesame").value
                 == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
-        #expect(try HTTPHeader.authorization(username: "test", password: "123£").value == "Basic dGVzdDoxMjPCow==")
-        #expect(try HTTPHeader.authorization(username: "u", password: "a:b").value == "Basic dTphOmI=")
+        #expect(HTTPHeader.authorization(username: "test", password: "123£").value == "Basic dGVzdDoxMjPCow==")
+        #expect(HTTPHeader.authorization(username: "u", password: "a:b").value == "Basic dTphOmI=")
     }
 
-    @Test func aUsernameWithAColonIsRejected() throws {
-        let error = try #require(throws: FetchError.self) {
-            try HTTPHeader.authorization(username: "a:b", password: "c")
+    @Test func aUsernameWithAColonIsReportedWhenTheRequestIsBuiltNotByTheModifier() throws {
+        let request = APIRequest(try #require(URL(string: "https://api.example.com/login")))
+            .header(.authorization(username: "a:b", password: "c"))
+        let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
+        guard case .invalidRequest(let reason) = error else {
+            Issue.record("expected .invalidRequest, got \(error)")
+            return
         }
-        #expect(error.description.contains("colon"))
+        #expect(reason.contains("colon"))
+        #expect(reason.contains("GET https://api.example.com/login"))
     }
 
     @Test func mergingKeepsTheRequestsFieldsOverDefaultsIgnoringCase() {
