@@ -148,7 +148,7 @@ extension SpyPerformer {
                 return call.state
             }
             switch previous {
-            case .pending: answer(.failure(FetchError.cancelled))
+            case .pending: answer(.failure(FetchError.cancelled()))
             case .forwarded(let cancellable): cancellable.cancel()
             case .finished: break
             }

@@ -65,7 +65,9 @@ import Testing
     @Test func anUnreachableServerFailsWithAClearMessage() async throws {
         let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--server", "http://127.0.0.1:1/"])
         #expect(run.status == 1)
-        #expect(run.output.contains("  ✗ log in as ada: Could not reach http://127.0.0.1:1/api/users/login"))
+        #expect(
+            run.output.contains(
+                "  ✗ log in as ada: POST http://127.0.0.1:1/api/users/login: could not reach the server: "))
         #expect(run.errors == "fetch-example: 1 step(s) did not go as expected (marked ✗ above)\n")
     }
 

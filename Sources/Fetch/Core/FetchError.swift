@@ -7,7 +7,8 @@ import Foundation
 /// The failures of Fetch itself, from building a request to decoding its response.
 ///
 /// Errors that an ``ErrorParsing`` object reads from an error body are delivered as they are, not wrapped in
-/// `FetchError`. Every case describes itself in one line a person can act on:
+/// `FetchError`. Every case describes itself in one line a person can act on, naming the request: the cases that
+/// take a `request` are given the caller's request by the pipeline when whoever made the error could not know it.
 ///
 /// ```text
 /// GET http://127.0.0.1:8080/users/7 → 404 Not Found: {"error":true,"reason":"no such user"}
@@ -18,21 +19,22 @@ public enum FetchError: Error, Sendable {
     case invalidRequest(String)
 
     /// The request's body could not be encoded. The associated value is the encoder's error.
-    case encoding(any Error)
+    case encoding(any Error, request: (any Request)? = nil)
 
     /// The request did not get a response because of a network-level failure: the host could not be found, the
     /// connection was refused or lost, TLS failed, and so on.
-    case transport(URLError)
+    case transport(URLError, request: (any Request)? = nil)
 
-    /// The server did not answer within the request's timeout.
-    case timedOut
+    /// The server did not answer within the request's timeout (`seconds`, when known), or a retry policy's deadline
+    /// passed.
+    case timedOut(request: (any Request)? = nil, seconds: TimeInterval? = nil)
 
     /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
     /// the cancellation of the Swift `Task` that awaited it.
-    case cancelled
+    case cancelled(request: (any Request)? = nil)
 
     /// The answer was not an HTTP response (for example, the URL's scheme was `file`).
-    case notHTTPResponse
+    case notHTTPResponse(request: (any Request)? = nil)
 
     /// The server answered with a status outside 2xx, and no ``ErrorParsing`` object turned the body into an error.
     case unacceptableStatus(Response)
@@ -44,8 +46,9 @@ public enum FetchError: Error, Sendable {
     /// to `http`, or it went past the redirect limit.
     case redirectRefused(from: URL, to: URL, reason: String)
 
-    /// A request that was retried failed on its last attempt; `lastError` is that attempt's error.
-    case attemptsExhausted(attempts: Int, lastError: any Error)
+    /// A request that was retried failed on its last attempt; `lastError` is that attempt's error: a ``FetchError``,
+    /// or the error parser's error for the last response.
+    case attemptsExhausted(attempts: Int, lastError: any Error, request: (any Request)? = nil)
 
     /// The credentials were rejected, and getting new ones failed with the associated error. The response is the
     /// rejection that asked for the refresh.
@@ -56,7 +59,7 @@ public enum FetchError: Error, Sendable {
         switch self {
         case .unacceptableStatus(let response), .decoding(_, let response), .credentialRefreshFailed(_, let response):
             response
-        case .attemptsExhausted(_, let lastError):
+        case .attemptsExhausted(_, let lastError, _):
             (lastError as? FetchError)?.response
         case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused:
             nil
@@ -72,17 +75,19 @@ extension FetchError: CustomStringConvertible {
         switch self {
         case .invalidRequest(let reason):
             return "Invalid request: \(reason)"
-        case .encoding(let error):
-            return "Could not encode the request body: \(ErrorText.describe(error))"
-        case .transport(let error):
-            let target = error.failingURL?.absoluteString ?? "the request"
-            return "Could not reach \(target): \(error.localizedDescription) (URLError \(error.code.rawValue))"
-        case .timedOut:
-            return "The request timed out: the server did not answer within the request's timeout"
-        case .cancelled:
-            return "The request was cancelled before it finished"
-        case .notHTTPResponse:
-            return "The answer was not an HTTP response"
+        case .encoding(let error, let request):
+            return "\(ErrorText.target(request)): could not encode the request body: \(ErrorText.describe(error))"
+        case .transport(let error, let request):
+            let target = request.map(ErrorText.target) ?? error.failingURL?.absoluteString ?? "the request"
+            return
+                "\(target): could not reach the server: \(error.localizedDescription) (URLError \(error.code.rawValue))"
+        case .timedOut(let request, let seconds):
+            let limit = seconds.map { "within \(ErrorText.seconds($0))" } ?? "within its timeout"
+            return "\(ErrorText.target(request)) timed out: no answer \(limit)"
+        case .cancelled(let request):
+            return "\(ErrorText.target(request)) was cancelled before it finished"
+        case .notHTTPResponse(let request):
+            return "\(ErrorText.target(request)): the answer was not an HTTP response"
         case .unacceptableStatus(let response):
             return "\(ErrorText.exchange(response)): \(ErrorText.body(response.data))"
         case .decoding(let error, let response):
@@ -90,8 +95,9 @@ extension FetchError: CustomStringConvertible {
                 + " Body: \(ErrorText.body(response.data))"
         case .redirectRefused(let from, let to, let reason):
             return "Refused the redirect from \(from.absoluteString) to \(to.absoluteString): \(reason)"
-        case .attemptsExhausted(let attempts, let lastError):
-            return "Gave up after \(attempts) attempts; the last one failed: \(ErrorText.describe(lastError))"
+        case .attemptsExhausted(let attempts, let lastError, let request):
+            return "\(ErrorText.target(request)): gave up after \(attempts) attempts; the last one failed: "
+                + ErrorText.describe(lastError)
         case .credentialRefreshFailed(let error, let response):
             return
                 "\(ErrorText.exchange(response)), and refreshing the credentials failed: \(ErrorText.describe(error))"
@@ -106,8 +112,49 @@ extension FetchError: LocalizedError {
     public var errorDescription: String? { description }
 }
 
+extension FetchError {
+    /// This error with `request` in the cases that name none yet, inside ``attemptsExhausted(attempts:lastError:request:)``
+    /// too: what the pipeline does to every error it delivers, so that each names the caller's request.
+    ///
+    /// - Parameter request: The request to name.
+    /// - Returns: The error, naming a request.
+    public func naming(_ request: any Request) -> FetchError {
+        switch self {
+        case .encoding(let error, nil):
+            .encoding(error, request: request)
+        case .transport(let error, nil):
+            .transport(error, request: request)
+        case .timedOut(nil, let seconds):
+            .timedOut(request: request, seconds: seconds)
+        case .cancelled(nil):
+            .cancelled(request: request)
+        case .notHTTPResponse(nil):
+            .notHTTPResponse(request: request)
+        case .attemptsExhausted(let attempts, let lastError, let named):
+            .attemptsExhausted(
+                attempts: attempts, lastError: (lastError as? FetchError)?.naming(request) ?? lastError,
+                request: named ?? request)
+        default:
+            self
+        }
+    }
+}
+
 /// How errors describe requests, responses and bodies in one line.
 package enum ErrorText {
+    /// `GET http://host/path`, or `The request` when it is not known.
+    package static func target(_ request: (any Request)?) -> String {
+        guard let request else {
+            return "The request"
+        }
+        return "\(request.method) \(request.url.absoluteString)"
+    }
+
+    /// `0.5 s`, `30 s`.
+    package static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
     /// How much of a body an error message quotes.
     package static let bodyPreviewLimit = 1024
 

@@ -12,8 +12,13 @@ extension RequestPerforming {
     /// - Returns: The parsed value.
     /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled`` when the task is cancelled.
     public func perform<T: Parsable>(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> T {
-        let response = try await pipeline.response(for: request)
-        return try Pipeline.parse(.success(response), as: T.self, for: request, errorParser: errorParser).get()
+        let answer: Result<Response, any Error>
+        do {
+            answer = .success(try await pipeline.response(for: request))
+        } catch {
+            answer = .failure(error)
+        }
+        return try Pipeline.parse(answer, as: T.self, for: request, errorParser: errorParser).get()
     }
 
     /// Performs a request and returns its response parsed as `type`, with no annotation needed:

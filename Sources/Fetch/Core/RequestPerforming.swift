@@ -74,7 +74,7 @@ extension RequestPerforming {
         completion: @escaping @Sendable (Result<Never, any Error>) -> Void
     ) -> any Cancellable {
         perform(request, errorParser: errorParser) { (result: Result<Response, any Error>) in
-            completion(result.flatMap { _ in .failure(FetchError.notHTTPResponse) })
+            completion(result.flatMap { _ in .failure(FetchError.notHTTPResponse()) })
         }
     }
 

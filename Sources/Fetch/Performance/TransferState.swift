@@ -105,7 +105,7 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
     }
 
     func cancel() {
-        fail(FetchError.cancelled)
+        fail(FetchError.cancelled())
     }
 
     // MARK: - TransferTracking

@@ -80,8 +80,9 @@ public struct Pipeline: RequestPerforming {
         }
         stack.start(request, from: 0, context: context) { answer in
             switch answer {
-            case .failure(let error):
-                queue.addOperation { completion(.failure(error)) }
+            case .failure:
+                let result = Self.parse(answer, as: T.self, for: request, errorParser: errorParser)
+                queue.addOperation { completion(result) }
             case .success:
                 Self.parsingQueue.async {
                     let result = Self.parse(answer, as: T.self, for: request, errorParser: errorParser)
@@ -108,8 +109,9 @@ public struct Pipeline: RequestPerforming {
 
     /// `answer` parsed as `T` for the caller's `request`: the value a cache kept with the response when it has one.
     ///
-    /// A middleware that gives up on a response says so with ``FetchError/unacceptableStatus(_:)``, alone or as the
-    /// last error of ``FetchError/attemptsExhausted(attempts:lastError:)``: that response is read as any answer is,
+    /// Every ``FetchError`` is made to name the caller's request (``FetchError/naming(_:)``). A middleware that gives
+    /// up on a response says so with ``FetchError/unacceptableStatus(_:)``, alone or as the last error of
+    /// ``FetchError/attemptsExhausted(attempts:lastError:request:)``: that response is read as any answer is,
     /// so that a type that accepts any status gets it and the error parser's error reaches the caller.
     static func parse<T: Parsable>(
         _ answer: Result<Response, any Error>,
@@ -122,10 +124,12 @@ public struct Pipeline: RequestPerforming {
             return response.answering(request).parsed(as: T.self, errorParser: errorParser)
         case .failure(FetchError.unacceptableStatus(let response)):
             return response.answering(request).parsed(as: T.self, errorParser: errorParser)
-        case .failure(FetchError.attemptsExhausted(let attempts, FetchError.unacceptableStatus(let response))):
+        case .failure(FetchError.attemptsExhausted(let attempts, FetchError.unacceptableStatus(let response), _)):
             return response.answering(request).parsed(as: T.self, errorParser: errorParser).mapError { error in
-                FetchError.attemptsExhausted(attempts: attempts, lastError: error)
+                FetchError.attemptsExhausted(attempts: attempts, lastError: error, request: request)
             }
+        case .failure(let error as FetchError):
+            return .failure(error.naming(request))
         case .failure(let error):
             return .failure(error)
         }
@@ -150,8 +154,9 @@ extension Pipeline {
             context: CallContext,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
-            guard context.begin(reportingCancellationWith: { completion(.failure(FetchError.cancelled)) }) else {
-                completion(.failure(FetchError.cancelled))
+            let cancelled = FetchError.cancelled(request: context.request)
+            guard context.begin(reportingCancellationWith: { completion(.failure(cancelled)) }) else {
+                completion(.failure(cancelled))
                 return
             }
             run(request, from: index, context: context) { answer in

@@ -102,6 +102,14 @@ public struct APIRequest: Request {
     ///   encoded; ``FetchError/invalidRequest(_:)`` when no URL can be made or a header name or value cannot be
     ///   sent (it contains a CR, LF or NUL, or the name is not a token).
     public func makeURLRequest() throws -> URLRequest {
+        do {
+            return try buildURLRequest()
+        } catch let error as FetchError {
+            throw error.naming(self)
+        }
+    }
+
+    private func buildURLRequest() throws -> URLRequest {
         if let problem {
             throw problem
         }

@@ -136,7 +136,7 @@ public struct RetryPolicy: Sendable {
             return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: reason)
         case .failure(FetchError.timedOut) where retriesTimeouts:
             return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: "timed out")
-        case .failure(FetchError.transport(let error)) where retryableErrors.contains(error.code):
+        case .failure(FetchError.transport(let error, _)) where retryableErrors.contains(error.code):
             return .retry(
                 after: backoff(beforeAttempt: attempt + 1, random: random),
                 reason: "URLError \(error.code.rawValue)"

@@ -94,11 +94,11 @@ private struct RetryMiddleware: Middleware {
                 return
             }
             current?.cancel()
-            completion(Self.finalResult(result, attempts: attempts.withLock { $0.made }))
+            completion(Self.finalResult(result, attempts: attempts.withLock { $0.made }, request: request))
         }
         if let deadline = policy.deadline {
             let timer = scheduler.scheduleTimeout(after: deadline) {
-                finish(.failure(FetchError.timedOut))
+                finish(.failure(FetchError.timedOut(request: request, seconds: deadline)))
             }
             context.onCancel { timer.cancel() }
             attempt(request, context: context, next: next, attempts: attempts) { result in
@@ -170,7 +170,8 @@ private struct RetryMiddleware: Middleware {
     /// outside 2xx as ``FetchError/unacceptableStatus(_:)`` (which the pipeline reads with the error parser).
     private static func finalResult(
         _ result: Result<Response, any Error>,
-        attempts: Int
+        attempts: Int,
+        request: any Request
     ) -> Result<Response, any Error> {
         guard attempts > 1 else {
             return result
@@ -180,9 +181,10 @@ private struct RetryMiddleware: Middleware {
             return result
         case .success(let response):
             return .failure(
-                FetchError.attemptsExhausted(attempts: attempts, lastError: FetchError.unacceptableStatus(response)))
+                FetchError.attemptsExhausted(
+                    attempts: attempts, lastError: FetchError.unacceptableStatus(response), request: request))
         case .failure(let error):
-            return .failure(FetchError.attemptsExhausted(attempts: attempts, lastError: error))
+            return .failure(FetchError.attemptsExhausted(attempts: attempts, lastError: error, request: request))
         }
     }
 }

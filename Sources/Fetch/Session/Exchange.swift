@@ -22,7 +22,9 @@ package enum Exchange {
             }
             return .success(urlRequest)
         } catch let error as EncodingError {
-            return .failure(FetchError.encoding(error))
+            return .failure(FetchError.encoding(error, request: request))
+        } catch let error as FetchError {
+            return .failure(error.naming(request))
         } catch {
             return .failure(error)
         }
@@ -41,33 +43,40 @@ package enum Exchange {
         }
     }
 
-    /// The ``Response`` a transport's answer makes, or the transport's failure as a ``FetchError``.
+    /// The ``Response`` a transport's answer makes, or the transport's failure as a ``FetchError`` naming
+    /// `request` (and `timeout`, in seconds, when it timed out).
     package static func response(
         for request: any Request,
         data: Data?,
         urlResponse: URLResponse?,
-        error: (any Error)?
+        error: (any Error)?,
+        timeout: TimeInterval? = nil
     ) -> Result<Response, any Error> {
         if let error {
-            return .failure(transportError(error))
+            return .failure(transportError(error, for: request, timeout: timeout))
         }
         guard let httpResponse = urlResponse as? HTTPURLResponse else {
-            return .failure(FetchError.notHTTPResponse)
+            return .failure(FetchError.notHTTPResponse(request: request))
         }
         let response = Response(httpResponse: httpResponse, data: data, originalRequest: request)
         return .success(response)
     }
 
-    /// The error to deliver for a transport failure: ``FetchError/timedOut`` and ``FetchError/cancelled`` for those
-    /// `URLError` codes, ``FetchError/transport(_:)`` for other `URLError`s, any other error unchanged.
-    package static func transportError(_ error: any Error) -> any Error {
+    /// The error to deliver for a transport failure of `request`: ``FetchError/timedOut(request:seconds:)`` and
+    /// ``FetchError/cancelled(request:)`` for those `URLError` codes, ``FetchError/transport(_:request:)`` for other
+    /// `URLError`s, any other error unchanged.
+    package static func transportError(
+        _ error: any Error,
+        for request: (any Request)? = nil,
+        timeout: TimeInterval? = nil
+    ) -> any Error {
         guard let urlError = error as? URLError else {
             return error
         }
         switch urlError.code {
-        case .timedOut: return FetchError.timedOut
-        case .cancelled: return FetchError.cancelled
-        default: return FetchError.transport(urlError)
+        case .timedOut: return FetchError.timedOut(request: request, seconds: timeout)
+        case .cancelled: return FetchError.cancelled(request: request)
+        default: return FetchError.transport(urlError, request: request)
         }
     }
 }

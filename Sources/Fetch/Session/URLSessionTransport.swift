@@ -51,7 +51,7 @@ struct URLSessionTransport: Transport {
             completion(.failure(error))
             return CompletedCall()
         }
-        let call = TaskCall(registry: tasks.calls, originalURL: urlRequest.url ?? request.url)
+        let call = TaskCall(registry: tasks.calls, request: request, originalURL: urlRequest.url ?? request.url)
         start(call, sending: urlRequest, for: request, completion: completion)
         return call
     }
@@ -65,10 +65,10 @@ struct URLSessionTransport: Transport {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
         var urlRequest = urlRequest
+        let timeout = urlRequest.timeoutInterval
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation truncates timeouts to whole seconds, so 0.5 s times out at once and 1.5 s
             // after 1 s. Fetch keeps the exact timeout itself and gives URLSession the next whole second.
-            let timeout = urlRequest.timeoutInterval
             if timeout > 0, timeout.rounded(.up) != timeout {
                 urlRequest.timeoutInterval = timeout.rounded(.up)
                 call.endWithTimeout(after: timeout)
@@ -85,7 +85,9 @@ struct URLSessionTransport: Transport {
                 completion(.failure(refusal))
                 return
             }
-            completion(Exchange.response(for: request, data: data, urlResponse: urlResponse, error: error))
+            completion(
+                Exchange.response(
+                    for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout))
         }
         task.delegate = tasks
         call.start(task) { error in completion(.failure(error)) }
@@ -137,13 +139,17 @@ struct TaskCall: Cancellable {
 
     private let state: Locked<State>
     private let registry: CallRegistry
+    /// The request, which the errors of a call Fetch ends itself name.
+    private let request: any Request
 
     /// - Parameters:
     ///   - registry: The registry of the session's calls in flight.
+    ///   - request: The request, which the call's own errors name.
     ///   - originalURL: The URL the request is first sent to.
-    init(registry: CallRegistry, originalURL: URL) {
+    init(registry: CallRegistry, request: any Request, originalURL: URL) {
         self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
         self.registry = registry
+        self.request = request
     }
 
     /// Registers the call and resumes `task`; `report` delivers the error of a call that Fetch ends itself
@@ -181,7 +187,7 @@ struct TaskCall: Cancellable {
         source.schedule(deadline: .now() + seconds)
         // The handler keeps the call alive until the timer fires or is cancelled, which every ending does.
         source.setEventHandler { [self] in
-            end(with: .timedOut)
+            end(with: .timedOut(request: request, seconds: seconds))
         }
         state.withLock { $0.timer = source }
         source.resume()
@@ -202,7 +208,7 @@ struct TaskCall: Cancellable {
     }
 
     func cancel() {
-        end(with: .cancelled)
+        end(with: .cancelled(request: request))
     }
 
     private func end(with error: FetchError) {

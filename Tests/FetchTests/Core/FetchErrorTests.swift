@@ -70,16 +70,20 @@ import Testing
     @Test func transportErrorsNameTheURLAndTheCode() throws {
         let url = try #require(URL(string: "http://127.0.0.1:1/"))
         let error = FetchError.transport(URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: url]))
-        #expect(error.description.hasPrefix("Could not reach http://127.0.0.1:1/: "))
+        #expect(error.description.hasPrefix("http://127.0.0.1:1/: could not reach the server: "))
+        let named = error.naming(TestRequest(url, method: .post))
+        #expect(named.description.hasPrefix("POST http://127.0.0.1:1/: could not reach the server: "))
         #expect(error.description.hasSuffix("(URLError -1004)"))
     }
 
     @Test func encodingErrorsSayWhatCouldNotBeEncoded() {
         let context = EncodingError.Context(codingPath: [], debugDescription: "Unable to encode Double.infinity")
-        let error = FetchError.encoding(EncodingError.invalidValue(Double.infinity, context))
+        let error = FetchError.encoding(
+            EncodingError.invalidValue(Double.infinity, context), request: TestRequest("https://api.example.com/x"))
         #expect(
             error.description
-                == "Could not encode the request body: invalid value inf at the top level: Unable to encode Double.infinity"
+                == "GET https://api.example.com/x: could not encode the request body: invalid value inf at the top level:"
+                + " Unable to encode Double.infinity"
         )
     }
 
@@ -87,9 +91,9 @@ import Testing
         #expect(FetchError.unacceptableStatus(response(status: 500)).response?.status == 500)
         let context = DecodingError.Context(codingPath: [], debugDescription: "x")
         #expect(FetchError.decoding(.dataCorrupted(context), response(status: 200)).response?.status == 200)
-        #expect(FetchError.timedOut.response == nil)
-        #expect(FetchError.cancelled.response == nil)
-        #expect(FetchError.notHTTPResponse.response == nil)
+        #expect(FetchError.timedOut().response == nil)
+        #expect(FetchError.cancelled().response == nil)
+        #expect(FetchError.notHTTPResponse().response == nil)
         #expect(FetchError.invalidRequest("x").response == nil)
         #expect(FetchError.transport(URLError(.notConnectedToInternet)).response == nil)
     }
@@ -98,7 +102,7 @@ import Testing
         let context = DecodingError.Context(codingPath: [], debugDescription: "x")
         let errors: [FetchError] = [
             .invalidRequest("GET x: why"), .encoding(CocoaError(.coderInvalidValue)),
-            .transport(URLError(.networkConnectionLost)), .timedOut, .cancelled, .notHTTPResponse,
+            .transport(URLError(.networkConnectionLost)), .timedOut(), .cancelled(), .notHTTPResponse(),
             .unacceptableStatus(response(status: 500, body: "a\nb")),
             .decoding(.dataCorrupted(context), response(body: "a\nb")),
         ]

@@ -61,17 +61,43 @@ import Testing
         }
     }
 
-    /// A model that records when and on which thread it was decoded, and takes its time doing it.
-    struct SlowModel: Decodable, Parsable {
-        static let spans = Locked([(thread: String, start: Date, end: Date)]())
+    /// Two decodes meeting: the first waits, for a bounded time, until the second has started, so they overlap
+    /// only if they can run at once.
+    final class Meeting: Sendable {
+        private let started = Locked(0)
+        private let secondStarted = DispatchSemaphore(value: 0)
+
+        /// Whether this decode saw the other one start while it ran.
+        func arrive() -> Bool {
+            let order = started.withLock { count in
+                count += 1
+                return count
+            }
+            guard order == 1 else {
+                secondStarted.signal()
+                return true
+            }
+            return secondStarted.wait(timeout: .now() + 10) == .success
+        }
+    }
+
+    struct Rendezvous: Decodable, Parsable {
+        static let meeting = Meeting()
+        let sawTheOther: Bool
 
         init(from decoder: any Decoder) throws {
-            let start = Date()
             _ = try [Int](from: decoder)
-            // Long enough that two decodes overlap whenever they can run at once.
-            Thread.sleep(forTimeInterval: 0.3)
-            let thread = "\(Unmanaged.passUnretained(Thread.current).toOpaque())"
-            Self.spans.withLock { $0.append((thread, start, Date())) }
+            sawTheOther = Self.meeting.arrive()
+        }
+    }
+
+    struct AsyncRendezvous: Decodable, Parsable {
+        static let meeting = Meeting()
+        let sawTheOther: Bool
+
+        init(from decoder: any Decoder) throws {
+            _ = try [Int](from: decoder)
+            sawTheOther = Self.meeting.arrive()
         }
     }
 
@@ -79,37 +105,19 @@ import Testing
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let session = makeSession(callbackQueue: queue)
-        let results = Captured<Result<SlowModel, any Error>>()
+        let results = Captured<Result<Rendezvous, any Error>>()
         for index in 0..<2 {
             session.perform(TestRequest(server.url("/json-array/20000?id=\(index)")), completion: results.capture)
         }
-        for result in try await results.wait(for: 2) {
-            _ = try result.get()
-        }
-        let spans = SlowModel.spans.withLock { $0 }
-        try #require(spans.count == 2)
-        #expect(spans[0].start < spans[1].end && spans[1].start < spans[0].end, "the two decodes did not overlap")
-        #expect(spans[0].thread != spans[1].thread)
+        let decoded = try await results.wait(for: 2, timeout: .seconds(30)).map { try $0.get() }
+        #expect(decoded.allSatisfy { $0.sawTheOther }, "the first decode finished without seeing the second start")
     }
 
     @Test func asyncCallsDecodeInParallelToo() async throws {
-        struct Async: Decodable, Parsable {
-            static let running = Locked((now: 0, most: 0))
-
-            init(from decoder: any Decoder) throws {
-                _ = try [Int](from: decoder)
-                Self.running.withLock {
-                    $0.now += 1
-                    $0.most = max($0.most, $0.now)
-                }
-                Thread.sleep(forTimeInterval: 0.3)
-                Self.running.withLock { $0.now -= 1 }
-            }
-        }
         let session = makeSession()
-        async let first: Async = session.perform(TestRequest(server.url("/json-array/20000?id=a")))
-        async let second: Async = session.perform(TestRequest(server.url("/json-array/20000?id=b")))
-        _ = try await (first, second)
-        #expect(Async.running.withLock { $0.most } == 2)
+        async let first: AsyncRendezvous = session.perform(TestRequest(server.url("/json-array/20000?id=a")))
+        async let second: AsyncRendezvous = session.perform(TestRequest(server.url("/json-array/20000?id=b")))
+        let both = try await [first, second]
+        #expect(both.allSatisfy { $0.sawTheOther }, "the first decode finished without seeing the second start")
     }
 }

@@ -47,7 +47,7 @@ import Testing
         let stack = MockPerformer(response: .json(#"{"id":1}"#)).with(
             Custom { request, _, next, completion in
                 next(request, completion: completion)
-                completion(.failure(FetchError.timedOut))
+                completion(.failure(FetchError.timedOut()))
             })
         let results = Captured<Result<Item, any Error>>()
         stack.perform(request, completion: results.capture)
@@ -106,7 +106,7 @@ import Testing
         let stack = spy.with(
             Custom { request, context, next, completion in
                 later.withLock { $0 = { next(request, completion: inner.capture) } }
-                context.onCancel { completion(.failure(FetchError.cancelled)) }
+                context.onCancel { completion(.failure(FetchError.cancelled())) }
             })
         let results = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: results.capture).cancel()

@@ -113,12 +113,12 @@ import Testing
     @Test func aJSONEncodingFailureIsThrownByMakeURLRequestAsEncoding() throws {
         let request = APIRequest(base).method(.post).jsonBody(["value": Double.nan])
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .encoding(let underlying) = error else {
+        guard case .encoding(let underlying, _) = error else {
             Issue.record("expected encoding, got \(error)")
             return
         }
         #expect(underlying is EncodingError)
-        #expect(error.description.contains("Could not encode the request body"))
+        #expect(error.description.contains("could not encode the request body"))
     }
 
     @Test func aJSONEncodingFailureReachesThePerformersCompletion() throws {
@@ -137,7 +137,7 @@ import Testing
             .jsonBody(["a": Double.nan])
             .multipartBody(MultipartBody().file("f", contentsOf: URL(fileURLWithPath: "/nonexistent/file")))
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .encoding(let underlying) = error else {
+        guard case .encoding(let underlying, _) = error else {
             Issue.record("expected encoding, got \(error)")
             return
         }

@@ -44,7 +44,7 @@ import Testing
     @Test(arguments: [HTTPMethod.post, .patch, .connect])
     func nonIdempotentMethodsAreNotRetriedByDefault(method: HTTPMethod) {
         #expect(decide(.success(response(status: 503)), method: method) == .deliver)
-        #expect(decide(.failure(FetchError.timedOut), method: method) == .deliver)
+        #expect(decide(.failure(FetchError.timedOut()), method: method) == .deliver)
     }
 
     @Test func aPOSTIsRetriedWhenThePolicySaysSo() {
@@ -54,14 +54,14 @@ import Testing
     }
 
     @Test func connectionFailuresAndTimeoutsAreRetried() {
-        #expect(decide(.failure(FetchError.timedOut)) == .retry(after: 0.5, reason: "timed out"))
+        #expect(decide(.failure(FetchError.timedOut())) == .retry(after: 0.5, reason: "timed out"))
         #expect(decide(.failure(FetchError.transport(URLError(.cannotConnectToHost)))) != .deliver)
         #expect(decide(.failure(FetchError.transport(URLError(.networkConnectionLost)))) != .deliver)
         #expect(decide(.failure(FetchError.transport(URLError(.badURL)))) == .deliver)
     }
 
     @Test func aCancelledCallIsNeverRetried() {
-        #expect(decide(.failure(FetchError.cancelled)) == .deliver)
+        #expect(decide(.failure(FetchError.cancelled())) == .deliver)
         #expect(decide(.failure(FetchError.transport(URLError(.cancelled)))) == .deliver)
     }
 

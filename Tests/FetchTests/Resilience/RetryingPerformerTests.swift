@@ -42,7 +42,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         mock.retrying(RetryPolicy(maximumAttempts: 4), scheduler: TestScheduler()).perform(
             request, completion: user.capture)
         let error = try fetchError(user.value)
-        guard case .attemptsExhausted(let attempts, let last) = error,
+        guard case .attemptsExhausted(let attempts, let last, _) = error,
             case .unacceptableStatus(let response)? = last as? FetchError
         else {
             Issue.record("expected .attemptsExhausted(4, .unacceptableStatus), got \(error)")
@@ -53,7 +53,8 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         #expect(error.response?.status == 503)
         #expect(
             error.description.hasPrefix(
-                "Gave up after 4 attempts; the last one failed: GET https://api.example.com/users/1 → 503 Service Unavailable"
+                "GET https://api.example.com/users/1: gave up after 4 attempts; the last one failed: GET"
+                    + " https://api.example.com/users/1 → 503 Service Unavailable"
             ))
         #expect(calls.withLock { $0 } == 4)
     }
@@ -75,7 +76,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let result = Captured<Result<User, any Error>>()
         mock.retrying(RetryPolicy(maximumAttempts: 2), scheduler: TestScheduler())
             .perform(request, errorParser: DecodableErrorParser<APIError>(), completion: result.capture)
-        guard case .attemptsExhausted(2, let last) = try fetchError(result.value) else {
+        guard case .attemptsExhausted(2, let last, _) = try fetchError(result.value) else {
             Issue.record("expected .attemptsExhausted, got \(String(describing: result.value))")
             return
         }
@@ -151,7 +152,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
 extension FetchError {
     /// `.attemptsExhausted` as a pattern-matchable pair of the count and the last error as a `FetchError`.
     fileprivate var attemptsAndLast: AttemptsAndLast {
-        if case .attemptsExhausted(let attempts, let last) = self {
+        if case .attemptsExhausted(let attempts, let last, _) = self {
             return .attemptsExhausted(attempts, last as? FetchError)
         }
         return .other

@@ -147,7 +147,7 @@ import Testing
         let results = Captured<Result<User, any Error>>()
         session.perform(TestRequest(url), completion: results.capture)
         let error = try fetchError(try await results.first())
-        guard case .transport(let urlError) = error else {
+        guard case .transport(let urlError, _) = error else {
             Issue.record("expected .transport, got \(error)")
             return
         }
