@@ -54,7 +54,8 @@ public final class Session: RequestPerforming {
     /// session nor any pipeline built on it is left.
     ///
     /// - Parameters:
-    ///   - configuration: The configuration of the new `URLSession`: timeouts, headers, cache, protocol classes.
+    ///   - configuration: The configuration of the new `URLSession`: timeouts, headers, protocol classes. On Linux
+    ///     its `urlCache` is not used: cancelling a task of a `URLSession` with a cache can crash the process there.
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue.
     ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
     ///     `https` → `http` and follows up to 10 redirects.
@@ -66,7 +67,8 @@ public final class Session: RequestPerforming {
         let delegateQueue = OperationQueue()
         delegateQueue.name = "Fetch.Session.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
-        let urlSession = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
+        let urlSession = URLSession(
+            configuration: Self.safeToCancel(configuration), delegate: nil, delegateQueue: delegateQueue)
         self.init(urlSession, owned: true, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
     }
 
@@ -81,6 +83,24 @@ public final class Session: RequestPerforming {
         self.redirectPolicy = redirectPolicy
         self.transport = URLSessionTransport(urlSession: urlSession, owned: owned, redirectPolicy: redirectPolicy)
         self.pipeline = Pipeline(transport, callbackQueue: callbackQueue)
+    }
+
+    /// `configuration`, without a `URLCache` on Linux.
+    ///
+    /// swift-corelibs-foundation reads a `URLCache` on a background queue before a task's protocol exists; a cancel
+    /// that lands then reports its failure after the task has left the session's registry, and the process traps
+    /// ("Trying to access a behaviour for a task that in not in the registry"). Fetch cancels tasks as a matter of
+    /// course, so a session it owns has no `URLCache` there; `CachingPerformer` is Fetch's cache.
+    static func safeToCancel(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        #if canImport(FoundationNetworking)
+            guard configuration.urlCache != nil, let copy = configuration.copy() as? URLSessionConfiguration else {
+                return configuration
+            }
+            copy.urlCache = nil
+            return copy
+        #else
+            return configuration
+        #endif
     }
 
     /// Sends a request and parses its response as `T` off the callback queue.
