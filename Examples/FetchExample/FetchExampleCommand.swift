@@ -69,18 +69,12 @@ struct FetchExampleCommand {
         callbackQueue.name = "fetch-example.callbacks"
         callbackQueue.maxConcurrentOperationCount = 1
         let session = Session(configuration: sessionConfiguration, callbackQueue: callbackQueue)
-        // --debug logs one line per answer, such as `GET http://…/api/events → 200 OK, 412 bytes in 1.2 ms`; the API
-        // neither knows nor cares that its calls are observed.
-        let performer: any RequestPerforming =
-            configuration.debug
-            ? session.observing { event in
-                if case .started = event {
-                    return
-                }
-                errors(event.description)
-            }
-            : session
-        let api = API(baseURL: baseURL, performer: performer, maxPOExpense: configuration.maxPOExpense)
+        let api = API(
+            baseURL: baseURL,
+            performer: session,
+            maxPOExpense: configuration.maxPOExpense,
+            onEvent: configuration.debug ? debugLog(to: errors) : nil
+        )
         let transcript = Transcript(write: output)
         let flow = DemoFlow(
             api: api, configuration: configuration, callbackQueue: callbackQueue, transcript: transcript)
@@ -97,6 +91,18 @@ struct FetchExampleCommand {
         }
         output("Done: all \(transcript.stepCount) steps went as expected.")
         return 0
+    }
+
+    /// What `--debug` does with the API's events: one line per exchange with the server, such as
+    /// `GET http://…/api/events → 200 OK, 412 bytes in 1.2 ms`, and one per wait before a retry.
+    private static func debugLog(to errors: @escaping @Sendable (String) -> Void) -> @Sendable (FetchEvent) -> Void {
+        { event in
+            // The line of its outcome says that it started.
+            if case .started = event {
+                return
+            }
+            errors(event.description)
+        }
     }
 
     /// Runs `flow`, and returns `false` if it has not finished after `seconds`.
