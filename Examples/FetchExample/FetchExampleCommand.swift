@@ -78,7 +78,9 @@ struct FetchExampleCommand {
         let transcript = Transcript(write: output)
         let flow = DemoFlow(
             api: api, configuration: configuration, callbackQueue: callbackQueue, transcript: transcript)
-        let limit = configuration.timeout * 12 + 5
+        // The flow makes seven calls one after another (the dashboard's five at once); a GET that times out is
+        // tried three times, with waits of about 0.5 s and 1 s between: 15 timeouts and 6 s of waits at worst.
+        let limit = configuration.timeout * 16 + 10
         guard await run(flow, cancelling: session, after: limit) else {
             errors("fetch-example: gave up: the flow did not finish within \(limit) s; its calls were cancelled")
             return 1
@@ -107,7 +109,7 @@ struct FetchExampleCommand {
 
     /// Runs `flow`, and returns `false` if it has not finished after `seconds`.
     ///
-    /// Every call is bounded by the request timeout already; this bounds the whole flow too, in case something never
+    /// Every call is bounded by its attempts' timeouts already; this bounds the whole flow too, in case something never
     /// answers: on expiry every call of `session` in flight is cancelled, which completes it, so the flow ends.
     private static func run(_ flow: DemoFlow, cancelling session: Session, after seconds: TimeInterval) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in

@@ -227,7 +227,7 @@ final class API: Sendable {
 extension API {
     /// The failure of a new login asked for after ``API/logOut()``, when a call sent before it was turned down.
     struct LoggedOut: Error, CustomStringConvertible {
-        var description: String { "no one is logged in any more to log in again" }
+        var description: String { "logged out: there are no credentials any more to log in again with" }
     }
 }
 
