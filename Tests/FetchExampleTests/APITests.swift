@@ -59,10 +59,28 @@ import Testing
             ])
     }
 
-    @Test func beforeAnyLoginCallsGoWithoutAuthorization() {
+    @Test func beforeAnyLoginCallsGoWithoutAuthorization() throws {
         let spy = SpyPerformer()
         Fixtures.api(spy).employees { _ in }
-        #expect(spy.requests.last?.headers == nil)
+        let request = try #require(spy.requests.last)
+        #expect(request.url.path == "/api/employees" && request.headers?["Authorization"] == nil)
+    }
+
+    @Test func aLoginAfterALoginStillSendsBasicCredentials() {
+        let spy = SpyPerformer(forwardingTo: loginMock)
+        let api = Fixtures.api(spy)
+        api.logIn(username: "ada", password: "secret") { _ in }
+        api.logIn(username: "grace", password: "cobol") { _ in }
+        #expect(
+            spy.requests.map { $0.headers?["Authorization"] } == ["Basic YWRhOnNlY3JldA==", "Basic Z3JhY2U6Y29ib2w="])
+    }
+
+    @Test func aUserNameWithAColonIsRefusedWithoutSendingAnything() {
+        let spy = SpyPerformer()
+        let login = Captured<Result<SignedIn, any Error>>()
+        Fixtures.api(spy).logIn(username: "ada:admin", password: "secret", completion: login.capture)
+        #expect(spy.requests.isEmpty)
+        #expect(login.value?.failure.map { "\($0)".contains("cannot contain a colon") } == true)
     }
 
     @Test func logOutForgetsTheToken() {
@@ -126,9 +144,9 @@ import Testing
 
     @Test func logInKeepsTheTokenAndTheUser() throws {
         let api = Fixtures.api(loginMock)
-        let login = Captured<Result<TokenStore.SignedIn, any Error>>()
+        let login = Captured<Result<SignedIn, any Error>>()
         api.logIn(username: "ada", password: "secret", completion: login.capture)
-        #expect(try login.value?.get() == TokenStore.SignedIn(token: "t0k3n", userID: Fixtures.userID))
+        #expect(try login.value?.get() == SignedIn(token: "t0k3n", userID: Fixtures.userID))
         #expect(api.signedIn?.token == "t0k3n")
     }
 
@@ -153,7 +171,7 @@ import Testing
     @Test func aWrongPasswordBecomesTheServersReason() {
         let mock = MockPerformer(
             response: .json(#"{"error": true, "reason": "wrong username or password"}"#, status: 401))
-        let login = Captured<Result<TokenStore.SignedIn, any Error>>()
+        let login = Captured<Result<SignedIn, any Error>>()
         Fixtures.api(mock).logIn(username: "ada", password: "wrong", completion: login.capture)
         #expect(throws: APIError(status: 401, reason: "wrong username or password")) { try login.value?.get() }
     }

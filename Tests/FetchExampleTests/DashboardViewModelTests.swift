@@ -61,7 +61,7 @@ private final class DelegateSpy: DashboardViewModelDelegate, Sendable {
     var events: [String] { recorded.withLock { $0.events } }
     var finished: Dashboard? { recorded.withLock { $0.finished } }
 
-    func dashboardViewModel(_ viewModel: DashboardViewModel, didLogIn signedIn: TokenStore.SignedIn) {
+    func dashboardViewModel(_ viewModel: DashboardViewModel, didLogIn signedIn: SignedIn) {
         recorded.withLock { $0.events.append("logged in") }
     }
 

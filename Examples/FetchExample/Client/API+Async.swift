@@ -1,49 +1,49 @@
 import Fetch
 import Foundation
 
-/// The `async` face of ``API``: the same calls, for callers that `await`. They never use a callback queue, so they
-/// work in a command-line program whose main queue does not run; cancelling the awaiting `Task` cancels the request.
+/// The `async` face of ``API``: the same calls through the same middlewares, for callers that `await`. They never
+/// use a callback queue, so they work in a command-line program whose main queue does not run; cancelling the
+/// awaiting `Task` cancels the request, or the wait before a retry, or the new login it waits for.
 extension API {
-    /// `POST api/users/login` with HTTP Basic authentication; on success, later calls send the token it returns.
+    /// `POST api/users/login` with HTTP Basic authentication; on success, later calls send the token it returns,
+    /// and log in again with the same credentials when the server turns that token down.
     ///
     /// - Throws: ``APIError`` (401 for a wrong password), or a `FetchError`.
     @discardableResult
-    func logIn(username: String, password: String) async throws -> TokenStore.SignedIn {
-        let request = LogInRequest(baseURL: baseURL, username: username, password: password)
-        let answer: LoginAnswer = try await performer.perform(request, errorParser: errorParser)
-        let signedIn = TokenStore.SignedIn(token: answer.token, userID: answer.user.id)
-        tokens.store(signedIn)
-        return signedIn
+    func logIn(username: String, password: String) async throws -> SignedIn {
+        let request = try Self.logInRequest(baseURL: baseURL, username: username, password: password)
+        let answer: LoginAnswer = try await unauthenticated.perform(request, errorParser: errorParser)
+        return keep(answer, username: username, password: password)
     }
 
     /// `GET api/announcements`.
     func announcements() async throws -> [Announcement] {
-        try await get("api/announcements")
+        try await authenticated.perform(request("announcements"), errorParser: errorParser)
     }
 
     /// `GET api/employees`.
     func employees() async throws -> [Employee] {
-        try await get("api/employees")
+        try await authenticated.perform(request("employees"), errorParser: errorParser)
     }
 
     /// `GET api/events`.
     func events() async throws -> [Event] {
-        try await get("api/events")
+        try await authenticated.perform(request("events"), errorParser: errorParser)
     }
 
     /// `GET api/products`.
     func products() async throws -> [Product] {
-        try await get("api/products")
+        try await authenticated.perform(request("products"), errorParser: errorParser)
     }
 
     /// `GET api/purchases`.
     func purchases() async throws -> [Purchase] {
-        try await get("api/purchases")
+        try await authenticated.perform(request("purchases"), errorParser: errorParser)
     }
 
     /// `GET api/users/<id>`.
     func user(id: UUID) async throws -> User {
-        try await get("api/users/\(id.uuidString.lowercased())")
+        try await authenticated.perform(userRequest(id: id), errorParser: errorParser)
     }
 
     /// `POST api/purchases` with `order`.
@@ -51,10 +51,6 @@ extension API {
     /// - Throws: ``ExpenseLimitExceeded`` before sending anything when the order costs more than ``maxPOExpense``;
     ///   ``APIError`` when the server refuses it; a `FetchError` otherwise.
     func place(_ order: PurchaseOrder) async throws -> Purchase {
-        try await performer.perform(placeRequest(for: order), errorParser: errorParser)
-    }
-
-    private func get<T: Parsable>(_ path: String) async throws -> T {
-        try await performer.perform(getRequest(path), errorParser: errorParser)
+        try await authenticated.perform(placeRequest(for: order), errorParser: errorParser)
     }
 }

@@ -5,100 +5,165 @@ import Foundation
 /// same calls for `async` callers.
 ///
 /// It is written against `RequestPerforming`, so the app hands it a `Session` and the tests a `MockPerformer` or a
-/// `SpyPerformer`. Callbacks arrive where the performer delivers them: on a `Session`'s callback queue.
+/// `SpyPerformer`, and it puts Fetch's middlewares in front of whichever it is given:
+///
+/// - ``logIn(username:password:completion:)`` sends HTTP Basic credentials straight to that performer;
+/// - every other call goes through `authenticating(with:)`, which sends `Authorization: Bearer <token>` with the
+///   token of the latest login and, when the server turns that token down (401), logs in again with the same
+///   credentials and replays the call once;
+/// - and through `retrying`, which tries a `GET` again after a connection failure, a timeout or a 408, 429, 502,
+///   503 or 504. A `POST` is never sent twice: the default `RetryPolicy` retries only idempotent methods.
+///
+/// The pipeline underneath completes each call once, on the callback queue of the `Session` at the bottom, whatever
+/// the stack; over the FetchTesting doubles, before the call returns.
 ///
 /// ```swift
 /// let api = API(baseURL: url, performer: Session(configuration: .default, callbackQueue: queue), maxPOExpense: limit)
 /// api.logIn(username: "ada", password: "…") { result in … }
 /// ```
 ///
-/// After ``logIn(username:password:completion:)`` succeeds, every call sends `Authorization: Bearer <token>`;
-/// ``logOut()`` forgets the token. The token is kept in a ``TokenStore``, since callbacks come from other threads.
+/// ``logOut()`` forgets the token and the credentials; later calls go without `Authorization`, and the server's
+/// refusal reaches the caller as it is.
 final class API: Sendable {
     /// The server's base URL, for example `http://127.0.0.1:8080/`.
     let baseURL: URL
-    /// What sends the requests.
-    let performer: any RequestPerforming
     /// The most a purchase order may cost; ``place(_:completion:)`` refuses a dearer order without sending it.
     let maxPOExpense: Money
     /// Turns the API's error bodies into ``APIError``s.
     let errorParser = APIErrorParser()
 
-    /// The token of the user logged in.
-    let tokens = TokenStore()
+    /// The performer given, observed when there is an observer: what the logins go through.
+    let unauthenticated: any RequestPerforming
+    /// `unauthenticated` behind authentication and retries: what every other call goes through.
+    let authenticated: any RequestPerforming
 
-    init(baseURL: URL, performer: any RequestPerforming, maxPOExpense: Money) {
+    /// The token of the latest login, which `authenticated` puts on each call and renews.
+    private let tokens: BearerAuthenticator
+    /// The account of the latest login, whose credentials renew the token.
+    private let accounts: AccountStore
+
+    /// Creates the client.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The server's base URL.
+    ///   - performer: What sends the requests: a `Session`, or a FetchTesting double.
+    ///   - maxPOExpense: The most a purchase order may cost.
+    ///   - retryPolicy: When to try a call again. The default retries idempotent calls up to 3 times in all.
+    ///   - scheduler: The clock of the waits between attempts; tests pass FetchTesting's `TestScheduler`.
+    ///   - onEvent: Called with each exchange with the server (every attempt, every new login) and each wait
+    ///     before a retry, or `nil` to observe nothing.
+    init(
+        baseURL: URL,
+        performer: any RequestPerforming,
+        maxPOExpense: Money,
+        retryPolicy: RetryPolicy = .default,
+        scheduler: any Scheduling = DispatchScheduler(),
+        onEvent: (@Sendable (FetchEvent) -> Void)? = nil
+    ) {
+        // Innermost, the observer sees what goes over the wire: a 401, the new login and the replay; each attempt.
+        let unauthenticated = onEvent.map { performer.observing($0) } ?? performer
+        let accounts = AccountStore()
+        let tokens = BearerAuthenticator(token: nil) { completion in
+            // The new login goes through `unauthenticated`: it carries its own Basic credentials, and a login that
+            // is turned down must fail the calls waiting for it, not ask for another login.
+            guard let account = accounts.current else {
+                completion(.failure(LoggedOut()))
+                return
+            }
+            do {
+                let request = try Self.logInRequest(
+                    baseURL: baseURL, username: account.username, password: account.password)
+                unauthenticated.perform(request, errorParser: APIErrorParser()) {
+                    (result: Result<LoginAnswer, any Error>) in
+                    completion(result.map(\.token))
+                }
+            } catch {
+                completion(.failure(error))
+            }
+        }
         self.baseURL = baseURL
-        self.performer = performer
         self.maxPOExpense = maxPOExpense
+        self.unauthenticated = unauthenticated
+        self.authenticated =
+            unauthenticated
+            .authenticating(with: LoginAuthenticator(tokens: tokens))
+            .retrying(retryPolicy, scheduler: scheduler)
+        self.tokens = tokens
+        self.accounts = accounts
     }
 
     /// The user logged in, or `nil` when no one is.
-    var signedIn: TokenStore.SignedIn? {
-        tokens.current
+    var signedIn: SignedIn? {
+        guard let account = accounts.current, let token = tokens.token else {
+            return nil
+        }
+        return SignedIn(token: token, userID: account.userID)
     }
 
-    /// `POST api/users/login` with HTTP Basic authentication; on success, later calls send the token it returns.
+    /// `POST api/users/login` with HTTP Basic authentication; on success, later calls send the token it returns,
+    /// and log in again with the same credentials when the server turns that token down.
     ///
-    /// A failed login leaves an earlier login in place.
+    /// A failed login leaves an earlier login in place. A user name with a colon, which Basic authentication cannot
+    /// send, fails at once, on the calling thread, with `FetchError.invalidRequest`, and nothing is sent.
     @discardableResult
     func logIn(
         username: String,
         password: String,
-        completion: @escaping @Sendable (Result<TokenStore.SignedIn, any Error>) -> Void
+        completion: @escaping @Sendable (Result<SignedIn, any Error>) -> Void
     ) -> any Cancellable {
-        let request = LogInRequest(baseURL: baseURL, username: username, password: password)
-        return performer.perform(request, errorParser: errorParser) {
-            [tokens] (result: Result<LoginAnswer, any Error>) in
-            completion(
-                result.map { answer in
-                    let signedIn = TokenStore.SignedIn(token: answer.token, userID: answer.user.id)
-                    tokens.store(signedIn)
-                    return signedIn
-                }
-            )
+        let request: APIRequest
+        do {
+            request = try Self.logInRequest(baseURL: baseURL, username: username, password: password)
+        } catch {
+            completion(.failure(error))
+            return NothingSent()
+        }
+        return unauthenticated.perform(request, errorParser: errorParser) {
+            [self] (result: Result<LoginAnswer, any Error>) in
+            completion(result.map { keep($0, username: username, password: password) })
         }
     }
 
-    /// Forgets the token: later calls go without `Authorization`, and the server refuses them.
+    /// Forgets the token and the credentials: later calls go without `Authorization`, and the server refuses them.
     func logOut() {
-        tokens.clear()
+        accounts.clear()
+        tokens.setToken(nil)
     }
 
     /// `GET api/announcements`.
     @discardableResult
     func announcements(completion: @escaping @Sendable (Result<[Announcement], any Error>) -> Void) -> any Cancellable {
-        get("api/announcements", completion: completion)
+        authenticated.perform(request("announcements"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/employees`.
     @discardableResult
     func employees(completion: @escaping @Sendable (Result<[Employee], any Error>) -> Void) -> any Cancellable {
-        get("api/employees", completion: completion)
+        authenticated.perform(request("employees"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/events`.
     @discardableResult
     func events(completion: @escaping @Sendable (Result<[Event], any Error>) -> Void) -> any Cancellable {
-        get("api/events", completion: completion)
+        authenticated.perform(request("events"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/products`.
     @discardableResult
     func products(completion: @escaping @Sendable (Result<[Product], any Error>) -> Void) -> any Cancellable {
-        get("api/products", completion: completion)
+        authenticated.perform(request("products"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/purchases`.
     @discardableResult
     func purchases(completion: @escaping @Sendable (Result<[Purchase], any Error>) -> Void) -> any Cancellable {
-        get("api/purchases", completion: completion)
+        authenticated.perform(request("purchases"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/users/<id>`.
     @discardableResult
     func user(id: UUID, completion: @escaping @Sendable (Result<User, any Error>) -> Void) -> any Cancellable {
-        get("api/users/\(id.uuidString.lowercased())", completion: completion)
+        authenticated.perform(userRequest(id: id), errorParser: errorParser, completion: completion)
     }
 
     /// `POST api/purchases` with `order`, unless its total is above ``maxPOExpense``: then `completion` is called
@@ -108,37 +173,61 @@ final class API: Sendable {
         _ order: PurchaseOrder,
         completion: @escaping @Sendable (Result<Purchase, any Error>) -> Void
     ) -> any Cancellable {
-        let request: PlacePurchaseOrderRequest
+        let request: APIRequest
         do {
             request = try placeRequest(for: order)
         } catch {
             completion(.failure(error))
             return NothingSent()
         }
-        return performer.perform(request, errorParser: errorParser, completion: completion)
+        return authenticated.perform(request, errorParser: errorParser, completion: completion)
     }
 
-    /// The request that places `order`.
+    // MARK: - Requests
+
+    /// `POST api/users/login` with `Authorization: Basic base64("username:password")`.
     ///
-    /// - Throws: ``ExpenseLimitExceeded`` when the order costs more than ``maxPOExpense``; `EncodingError` when it
-    ///   cannot be encoded.
-    func placeRequest(for order: PurchaseOrder) throws -> PlacePurchaseOrderRequest {
+    /// - Throws: `FetchError.invalidRequest` when `username` contains a colon.
+    static func logInRequest(baseURL: URL, username: String, password: String) throws -> APIRequest {
+        APIRequest(baseURL)
+            .path("api", "users", "login")
+            .method(.post)
+            .header(try .authorization(username: username, password: password))
+    }
+
+    /// `GET api/<segments>`, each segment percent-encoded.
+    func request(_ segments: String...) -> APIRequest {
+        APIRequest(baseURL).path(["api"] + segments)
+    }
+
+    /// `GET api/users/<id>`.
+    func userRequest(id: UUID) -> APIRequest {
+        request("users", id.uuidString.lowercased())
+    }
+
+    /// `POST api/purchases` with `order` as JSON: ISO-8601 dates and sorted keys, the request builder's default.
+    ///
+    /// - Throws: ``ExpenseLimitExceeded`` when the order costs more than ``maxPOExpense``.
+    func placeRequest(for order: PurchaseOrder) throws -> APIRequest {
         guard order.total <= maxPOExpense else {
             throw ExpenseLimitExceeded(total: order.total, limit: maxPOExpense)
         }
-        return try PlacePurchaseOrderRequest(baseURL: baseURL, order: order, token: tokens.current?.token)
+        return request("purchases").method(.post).jsonBody(order)
     }
 
-    /// The `GET` of `path` with the current token.
-    func getRequest(_ path: String) -> AuthorizedGet {
-        AuthorizedGet(baseURL: baseURL, path: path, token: tokens.current?.token)
+    /// Keeps a successful login: its token for the calls, its credentials for the next login when the token is
+    /// turned down.
+    func keep(_ answer: LoginAnswer, username: String, password: String) -> SignedIn {
+        accounts.store(AccountStore.Account(username: username, password: password, userID: answer.user.id))
+        tokens.setToken(answer.token)
+        return SignedIn(token: answer.token, userID: answer.user.id)
     }
+}
 
-    private func get<T: Parsable>(
-        _ path: String,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
-        performer.perform(getRequest(path), errorParser: errorParser, completion: completion)
+extension API {
+    /// The failure of a new login asked for after ``API/logOut()``, when a call sent before it was turned down.
+    struct LoggedOut: Error, CustomStringConvertible {
+        var description: String { "logged out: there are no credentials any more to log in again with" }
     }
 }
 

@@ -7,12 +7,12 @@ import Foundation
 final class DashboardWaiter: DashboardViewModelDelegate, @unchecked Sendable {
     /// How the loading ended.
     enum Outcome: Sendable {
-        case loaded(TokenStore.SignedIn, Dashboard)
+        case loaded(SignedIn, Dashboard)
         case loginFailed(any Error)
     }
 
     private struct State {
-        var signedIn: TokenStore.SignedIn?
+        var signedIn: SignedIn?
         var outcome: Outcome?
         var continuation: CheckedContinuation<Outcome, Never>?
         var delegateCalls = 0
@@ -52,7 +52,7 @@ final class DashboardWaiter: DashboardViewModelDelegate, @unchecked Sendable {
         }
     }
 
-    func dashboardViewModel(_ viewModel: DashboardViewModel, didLogIn signedIn: TokenStore.SignedIn) {
+    func dashboardViewModel(_ viewModel: DashboardViewModel, didLogIn signedIn: SignedIn) {
         noteCall()
         withState { $0.signedIn = signedIn }
     }

@@ -35,7 +35,7 @@ struct DemoFlow {
     }
 
     /// The callback half: the view model logs in and loads the lists; its delegate, a ``DashboardWaiter``, hears.
-    private func loadDashboard() async -> (TokenStore.SignedIn, Dashboard)? {
+    private func loadDashboard() async -> (SignedIn, Dashboard)? {
         let viewModel = DashboardViewModel(api: api)
         let waiter = DashboardWaiter(callbackQueue: callbackQueue)
         viewModel.delegate = waiter

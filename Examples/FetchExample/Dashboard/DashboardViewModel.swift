@@ -5,7 +5,7 @@ import Foundation
 /// performer the view model's ``API`` uses: the main queue in an app, a queue of its own in a command-line tool.
 protocol DashboardViewModelDelegate: AnyObject, Sendable {
     /// The login succeeded; the lists are loading.
-    func dashboardViewModel(_ viewModel: DashboardViewModel, didLogIn signedIn: TokenStore.SignedIn)
+    func dashboardViewModel(_ viewModel: DashboardViewModel, didLogIn signedIn: SignedIn)
 
     /// The login failed; nothing else is loaded.
     func dashboardViewModel(_ viewModel: DashboardViewModel, didFailToLogIn error: any Error)

@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 
 @testable import FetchExample
@@ -16,9 +17,15 @@ enum Fixtures {
     /// 2026-12-14T09:00:00Z.
     static let deliverBy = orderedAt.addingTimeInterval(14 * 24 * 60 * 60)
 
-    /// An API whose maxPOExpense is 5000.00, talking to `performer`.
-    static func api(_ performer: any RequestPerforming) -> API {
-        API(baseURL: server, performer: performer, maxPOExpense: Money(cents: 500_000))
+    /// An API whose maxPOExpense is 5000.00, talking to `performer`, that waits before a retry in virtual time
+    /// (the whole call completes before it returns, over the doubles).
+    static func api(
+        _ performer: any RequestPerforming,
+        onEvent: (@Sendable (FetchEvent) -> Void)? = nil
+    ) -> API {
+        API(
+            baseURL: server, performer: performer, maxPOExpense: Money(cents: 500_000), scheduler: TestScheduler(),
+            onEvent: onEvent)
     }
 
     static func order(_ product: Product, quantity: Int) -> PurchaseOrder {
