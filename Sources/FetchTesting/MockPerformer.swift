@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A ``RequestPerforming`` double that answers from canned responses and completes synchronously, before
+/// A `RequestPerforming` double that answers from canned responses and completes synchronously, before
 /// `perform` returns.
 ///
 /// Answers go through exactly the same status, error-parser and decoding path as `Session`, so a test of a model or
@@ -45,7 +45,7 @@ public final class MockPerformer: RequestPerforming {
     }
 
     /// Creates a performer whose every request fails with `error` as a transport failure: a `URLError` arrives as
-    /// the ``FetchError`` that `Session` would deliver (`URLError(.timedOut)` as ``FetchError/timedOut``), any other
+    /// the `FetchError` that `Session` would deliver (`URLError(.timedOut)` as `FetchError.timedOut`), any other
     /// error unchanged.
     ///
     /// - Parameter error: The failure.

@@ -53,7 +53,7 @@ public struct MockResponse: Sendable {
 }
 
 /// Answers a request as a transport does, from a canned answer: the same path as `Session`'s, from building the
-/// `URLRequest` to turning a `URLError` into the ``FetchError`` that `Session` would deliver.
+/// `URLRequest` to turning a `URLError` into the `FetchError` that `Session` would deliver.
 enum MockExchange {
     /// The response `request` gets when `answer` supplies the transport's answer: a response, or a thrown
     /// transport error. `answer` is not asked when the request cannot be built.

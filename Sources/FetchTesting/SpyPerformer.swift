@@ -1,14 +1,14 @@
 import Fetch
 import Foundation
 
-/// A ``RequestPerforming`` double that records every request it is asked to perform, in order.
+/// A `RequestPerforming` double that records every request it is asked to perform, in order.
 ///
 /// On its own, a spy holds each call pending until the test completes it with ``complete(with:)`` or
 /// ``fail(with:)``, so a test can check what was sent and then decide what came back:
 ///
 /// ```swift
 /// let spy = SpyPerformer()
-/// api.loadUser(id: 7) { _ in }
+/// UserAPI(performer: spy).loadUser(id: 7) { _ in }
 /// #expect(spy.requests.last?.url.path == "/users/7")
 /// ```
 ///
@@ -92,7 +92,7 @@ public final class SpyPerformer: RequestPerforming {
 
     /// Fails every pending call, in the order they were made, as a transport failure would.
     ///
-    /// - Parameter error: The failure; a `URLError` arrives as the ``FetchError`` that `Session` would deliver.
+    /// - Parameter error: The failure; a `URLError` arrives as the `FetchError` that `Session` would deliver.
     public func fail(with error: any Error) {
         for call in pendingCalls {
             call.fail(with: error)
@@ -135,7 +135,7 @@ extension SpyPerformer {
             }
         }
 
-        /// Records the cancellation and cancels the call: a pending call completes with ``FetchError/cancelled``;
+        /// Records the cancellation and cancels the call: a pending call completes with `FetchError.cancelled`;
         /// a forwarded call is cancelled at the performer it was forwarded to.
         public func cancel() {
             let previous = state.withLock { call in

@@ -1,7 +1,7 @@
 import Fetch
 import Foundation
 
-/// Virtual time for ``Scheduling`` clients such as `RetryingPerformer`: no test waits for a backoff or a deadline.
+/// Virtual time for `Scheduling` clients such as `RetryingPerformer`: no test waits for a backoff or a deadline.
 ///
 /// By default, time moves only through waits: work scheduled with `schedule(after:_:)` runs at once, inside the
 /// call, with the clock moved forward by its delay, so a retried call completes before `perform` returns.

@@ -37,8 +37,8 @@ import Testing
         return blocks
     }
 
-    /// The regions between `// README-BEGIN` and `// README-END` of the Swift files in `directory`, dedented.
-    static func sampleRegions(in directory: URL) throws -> [String] {
+    /// The regions between `// <marker>-BEGIN` and `// <marker>-END` of the Swift files in `directory`, dedented.
+    static func sampleRegions(in directory: URL, marker: String = "README") throws -> [String] {
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "swift" }
         var regions: [String] = []
@@ -48,9 +48,9 @@ import Testing
                 separator: "\n", omittingEmptySubsequences: false)
             {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed == "// README-BEGIN" {
+                if trimmed == "// \(marker)-BEGIN" {
                     current = []
-                } else if trimmed == "// README-END", let lines = current {
+                } else if trimmed == "// \(marker)-END", let lines = current {
                     regions.append(dedented(lines))
                     current = nil
                 } else {

@@ -15,7 +15,8 @@ import Foundation
 ///   ``Session/cancelAllTasks()`` or by cancelling the awaiting `Task`.
 ///
 /// ```swift
-/// let api = session
+/// let api =
+///     session
 ///     .retrying()
 ///     .with(RequestSigner(key: key))
 /// let user: User = try await api.perform(GetUser(id: 1))

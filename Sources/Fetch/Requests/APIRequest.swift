@@ -45,7 +45,7 @@ public struct APIRequest: Request {
     /// Creates a request for a URL.
     ///
     /// - Parameters:
-    ///   - url: The absolute URL; ``path(_:)`` and ``query(_:_:)`` extend it.
+    ///   - url: The absolute URL; ``path(_:)-(String...)`` and ``query(_:_:)`` extend it.
     ///   - method: The method. The default is ``HTTPMethod/get``.
     public init(_ url: URL, method: HTTPMethod = .get) {
         self.baseURL = url

@@ -1,0 +1,475 @@
+// The code samples of the `///` doc comments in Sources, compiled here so that they cannot rot. Each region between
+// DOC-BEGIN and DOC-END is one ```swift block of a doc comment, verbatim but for indentation; DocSampleTests checks
+// that they match.
+//
+// Samples of different types reuse names (User, GetUser, APIError, session, request) with different meanings, so
+// each is compiled in a scope of its own: an enum named after the documented symbol holds what the sample takes for
+// granted (the fixtures), and the sample itself, in a function whose parameters are the values it uses.
+
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What most samples take for granted: a user model and a request for one user.
+enum DocFixtures {
+    struct User: Decodable, Parsable {
+        let id: Int
+        let name: String
+    }
+
+    struct GetUser: Request {
+        let id: Int
+        var url: URL { URL(filePath: "/users/\(id)") }
+    }
+}
+
+// MARK: - Fetch
+
+enum HTTPMethodSample {
+    static func sample() {
+        // DOC-BEGIN
+        let purge: HTTPMethod = "PURGE"
+        // DOC-END
+        _ = purge
+    }
+}
+
+enum RequestSample {
+    // DOC-BEGIN
+    struct GetUser: Request {
+        let id: Int
+        var url: URL { URL(string: "https://api.example.com/users/\(id)")! }
+    }
+    // DOC-END
+}
+
+enum RequestPerformingSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    // DOC-BEGIN
+    struct UserAPI {
+        let performer: any RequestPerforming
+
+        func user(id: Int) async throws -> User {
+            try await performer.perform(GetUser(id: id))
+        }
+    }
+    // DOC-END
+}
+
+enum ResponseSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample() throws {
+        // DOC-BEGIN
+        let response = Response(status: 200, data: Data(#"{"id":1}"#.utf8), originalRequest: GetUser(id: 1))
+        let user = try User.parse(response: response, errorParser: nil).get()
+        // DOC-END
+        _ = user
+    }
+}
+
+enum EmptyResponseSample {
+    struct DeleteUser: Request {
+        let id: Int
+        var url: URL { URL(filePath: "/users/\(id)") }
+        var method: HTTPMethod { .delete }
+    }
+
+    static func sample(session: Session) async throws {
+        // DOC-BEGIN
+        let _: EmptyResponse = try await session.perform(DeleteUser(id: 7))
+        // DOC-END
+    }
+}
+
+enum ErrorParsingSample {
+    enum APIError: Error {
+        case notLoggedIn
+    }
+
+    // DOC-BEGIN
+    struct APIErrorParser: ErrorParsing {
+        func parseError(from data: Data?, status: Int) -> (any Error)? {
+            status == 401 ? APIError.notLoggedIn : nil
+        }
+    }
+    // DOC-END
+}
+
+enum DecodableErrorParserSample {
+    typealias User = DocFixtures.User
+
+    static func sample(session: Session, request: any Request) async throws {
+        // DOC-BEGIN
+        struct APIError: Error, Decodable {
+            let reason: String
+        }
+        let user: User = try await session.perform(request, errorParser: DecodableErrorParser<APIError>())
+        // DOC-END
+        _ = user
+    }
+}
+
+enum ParsableSample {
+    // DOC-BEGIN
+    struct User: Decodable, Parsable {
+        let id: Int
+        let name: String
+    }
+    // DOC-END
+}
+
+enum ParsableDecoderSample {
+    struct Event: Decodable, Parsable {
+        let startDate: Date
+
+        // DOC-BEGIN
+        static let decoder: JSONDecoder = {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = DefaultDecoding.iso8601Flexible
+            return decoder
+        }()
+        // DOC-END
+    }
+}
+
+enum CachingPerformerSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample(configuration: URLSessionConfiguration) async throws {
+        // DOC-BEGIN
+        let performer = CachingPerformer(Session(configuration: configuration), maximumBytes: 32 << 20)
+        let user: User = try await performer.perform(GetUser(id: 1))  // from the network
+        let again: User = try await performer.perform(GetUser(id: 1))  // from memory while fresh
+        // DOC-END
+        _ = (user, again)
+    }
+}
+
+enum DeduplicatingPerformerSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample() async throws {
+        // DOC-BEGIN
+        let performer = DeduplicatingPerformer(Session())
+        async let first: User = performer.perform(GetUser(id: 1))
+        async let second: User = performer.perform(GetUser(id: 1))  // no second request reaches the server
+        // DOC-END
+        _ = try await (first, second)
+    }
+}
+
+enum TransferSessionSample {
+    struct GetFile: Request {
+        let name: String
+        var url: URL { URL(filePath: "/files/\(name)") }
+    }
+
+    static func sample(destination: URL) async throws {
+        // DOC-BEGIN
+        let transfers = TransferSession(configuration: .ephemeral)
+        let download = transfers.download(GetFile(name: "video.mp4"), to: destination)
+        for await progress in download.progress {
+            print(progress.fractionCompleted ?? 0)
+        }
+        let response = try await download.value
+        // DOC-END
+        _ = response
+    }
+}
+
+enum MiddlewareSample {
+    static func sample(session: Session) {
+        // DOC-BEGIN
+        struct RequestSigner: Middleware {
+            let key: String
+
+            func intercept(
+                _ request: any Request,
+                context: CallContext,
+                next: Next,
+                completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+            ) {
+                do {
+                    var signed = try request.makeURLRequest()
+                    signed.setValue(key, forHTTPHeaderField: "X-Signature")
+                    next(AdaptedRequest(original: request, urlRequest: signed), completion: completion)
+                } catch {
+                    completion(.failure(error))
+                }
+            }
+        }
+
+        let performer = session.with(RequestSigner(key: "k"))
+        // DOC-END
+        _ = performer
+    }
+}
+
+enum PipelineSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    struct RequestSigner: Middleware {
+        let key: String
+
+        func intercept(
+            _ request: any Request,
+            context: CallContext,
+            next: Next,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            next(request, completion: completion)
+        }
+    }
+
+    static func sample(session: Session, key: String) async throws {
+        // DOC-BEGIN
+        let api =
+            session
+            .retrying()
+            .with(RequestSigner(key: key))
+        let user: User = try await api.perform(GetUser(id: 1))
+        // DOC-END
+        _ = user
+    }
+}
+
+enum APIRequestSample {
+    struct NewUser: Encodable {
+        let name: String
+    }
+
+    static func sample(baseURL: URL) {
+        // DOC-BEGIN
+        let search = APIRequest(baseURL)
+            .path("search", "repositories")
+            .query("q", "swift & linux")
+            .header(.accept("application/json"))
+
+        let create = APIRequest(baseURL)
+            .path("users")
+            .method(.post)
+            .jsonBody(NewUser(name: "Ada"))
+        // DOC-END
+        _ = (search, create)
+    }
+}
+
+enum EndpointSample {
+    static func sample() {
+        // DOC-BEGIN
+        enum GitHub: Endpoint {
+            case user(name: String)
+            case search(query: String)
+
+            var baseURL: URL { URL(string: "https://api.github.com")! }
+
+            var pathSegments: [String] {
+                switch self {
+                case .user(let name): ["users", name]
+                case .search: ["search", "repositories"]
+                }
+            }
+
+            var queryItems: [URLQueryItem] {
+                switch self {
+                case .user: []
+                case .search(let query): [URLQueryItem(name: "q", value: query)]
+                }
+            }
+        }
+
+        let request = APIRequest(GitHub.user(name: "apple"))
+        // DOC-END
+        _ = request
+    }
+}
+
+enum HTTPHeaderSample {
+    static func sample(url: URL, token: String) throws {
+        // DOC-BEGIN
+        let request = try APIRequest(url)
+            .header(.accept("application/json"))
+            .header(.authorization(bearerToken: token))
+            .header(.authorization(username: "ada", password: "s3cr3t:ü"))
+        // DOC-END
+        _ = request
+    }
+}
+
+enum MultipartBodySample {
+    static func sample(photoURL: URL, uploadURL: URL) {
+        // DOC-BEGIN
+        let form = MultipartBody()
+            .field("title", "Holiday")
+            .file("photo", contentsOf: photoURL, contentType: "image/jpeg")
+        let request = APIRequest(uploadURL).method(.post).multipartBody(form)
+        // DOC-END
+        _ = request
+    }
+}
+
+enum RedactionSample {
+    static func sample() {
+        // DOC-BEGIN
+        let redaction = Redaction(adding: ["X-API-Key"])  // also hides Authorization, Cookie, …
+        // DOC-END
+        _ = redaction
+    }
+}
+
+enum BearerAuthenticatorSample {
+    struct TokenResponse: Decodable, Parsable {
+        let token: String
+    }
+
+    struct RefreshToken: Request {
+        let refreshToken: String?
+        var url: URL { URL(filePath: "/token") }
+        var method: HTTPMethod { .post }
+    }
+
+    static func sample(session: Session, savedToken: String?, savedRefreshToken: String?) {
+        // DOC-BEGIN
+        let tokens = BearerAuthenticator(token: savedToken) {
+            let answer: TokenResponse = try await session.perform(RefreshToken(refreshToken: savedRefreshToken))
+            return answer.token
+        }
+        let api = session.authenticating(with: tokens)
+        // DOC-END
+        _ = api
+    }
+}
+
+enum ObservingPerformerSample {
+    static func sample(session: Session) {
+        // DOC-BEGIN
+        let performer = session.observing { event in print(event) }
+        // GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms
+        // DOC-END
+        _ = performer
+    }
+}
+
+enum RequestAdaptingSample {
+    static func sample(session: Session) {
+        // DOC-BEGIN
+        let performer = session.adapting([
+            .header("User-Agent", "Fetch-Example/1.0"),
+            .requestID(),
+            RequestAdapter { request in
+                request.setValue(Locale.current.identifier, forHTTPHeaderField: "Accept-Language")
+            },
+        ])
+        // DOC-END
+        _ = performer
+    }
+}
+
+enum RetryingPerformerSample {
+    static func sample(session: Session) {
+        // DOC-BEGIN
+        let performer = session.retrying(RetryPolicy(maximumAttempts: 4, deadline: 30))
+        // DOC-END
+        _ = performer
+    }
+}
+
+enum SessionSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample() async throws {
+        // DOC-BEGIN
+        let session = Session()
+        session.perform(GetUser(id: 1)) { (result: Result<User, any Error>) in
+            // on the main queue
+        }
+        let user: User = try await session.perform(GetUser(id: 1))
+        // DOC-END
+        _ = user
+    }
+}
+
+// MARK: - FetchTesting
+
+enum CapturedSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample() throws {
+        // DOC-BEGIN
+        let user = Captured<Result<User, any Error>>()
+        MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).perform(GetUser(id: 1), completion: user.capture)
+        #expect(try user.value?.get().name == "Ada")
+        // DOC-END
+    }
+
+    static func waiting(session: Session, user: Captured<Result<User, any Error>>) async throws {
+        // DOC-BEGIN
+        session.perform(GetUser(id: 1), completion: user.capture)
+        let result = try await user.first()
+        // DOC-END
+        _ = result
+    }
+}
+
+enum MockPerformerSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample() throws {
+        // DOC-BEGIN
+        let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
+        let result = Captured<Result<User, any Error>>()
+        mock.perform(GetUser(id: 1), completion: result.capture)
+        #expect(try result.value?.get().name == "Ada")
+        // DOC-END
+    }
+}
+
+enum SpyPerformerSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    struct UserAPI {
+        let performer: any RequestPerforming
+
+        func loadUser(id: Int, completion: @escaping @Sendable (Result<User, any Error>) -> Void) {
+            performer.perform(GetUser(id: id), completion: completion)
+        }
+    }
+
+    static func sample() {
+        // DOC-BEGIN
+        let spy = SpyPerformer()
+        UserAPI(performer: spy).loadUser(id: 7) { _ in }
+        #expect(spy.requests.last?.url.path == "/users/7")
+        // DOC-END
+    }
+}
+
+enum TestSchedulerSample {
+    typealias User = DocFixtures.User
+
+    static func sample(flakyMock: MockPerformer, request: any Request, result: Captured<Result<User, any Error>>) {
+        // DOC-BEGIN
+        let scheduler = TestScheduler()
+        let performer = flakyMock.retrying(RetryPolicy(jitter: 0), scheduler: scheduler)
+        performer.perform(request, completion: result.capture)
+        #expect(scheduler.delays == [0.5, 1])
+        // DOC-END
+    }
+}
