@@ -208,6 +208,11 @@ private struct PendingTransport: Transport {
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
+        // A request that cannot be built is never sent, as with `Session`: it fails at once and is not recorded.
+        if case .failure(let error) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
+            completion(.failure(error))
+            return AnsweredCall()
+        }
         let call = SpyPerformer.Call(request: request) { answer in
             completion(MockExchange.response(for: request) { _ in try answer.get() })
         }
@@ -226,6 +231,10 @@ private struct RecordingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
+        if case .failure(let error) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
+            completion(.failure(error))
+            return
+        }
         let call = SpyPerformer.Call(request: request) { _ in }
         recorder.record(call)
         call.forward(next(request, completion: completion))

@@ -93,12 +93,12 @@ import Testing
 
     static func logIn(_ baseURL: URL) async throws -> String {
         let login: LoginAnswer = try await Session(session: .shared).perform(
-            try API.logInRequest(baseURL: baseURL, username: "ada", password: "analytical-engine"))
+            API.logInRequest(baseURL: baseURL, username: "ada", password: "analytical-engine"))
         return login.token
     }
 
     static func logIn(_ backend: DemoBackend) throws -> String {
-        let request = try API.logInRequest(baseURL: Fixtures.server, username: "ada", password: "analytical-engine")
+        let request = API.logInRequest(baseURL: Fixtures.server, username: "ada", password: "analytical-engine")
         let answer = backend.answer(try request.makeURLRequest(), body: nil)
         return try JSONDecoder().decode(LoginAnswer.self, from: answer.body).token
     }

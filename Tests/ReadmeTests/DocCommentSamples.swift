@@ -300,7 +300,7 @@ enum EndpointSample {
 enum HTTPHeaderSample {
     static func sample(url: URL, token: String) throws {
         // DOC-BEGIN
-        let request = try APIRequest(url)
+        let request = APIRequest(url)
             .header(.accept("application/json"))
             .header(.authorization(bearerToken: token))
             .header(.authorization(username: "ada", password: "s3cr3t:ü"))

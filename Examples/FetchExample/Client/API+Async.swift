@@ -11,7 +11,7 @@ extension API {
     /// - Throws: ``APIError`` (401 for a wrong password), or a `FetchError`.
     @discardableResult
     func logIn(username: String, password: String) async throws -> SignedIn {
-        let request = try Self.logInRequest(baseURL: baseURL, username: username, password: password)
+        let request = Self.logInRequest(baseURL: baseURL, username: username, password: password)
         let answer: LoginAnswer = try await unauthenticated.perform(request, errorParser: errorParser)
         return keep(answer, username: username, password: password)
     }

@@ -70,15 +70,9 @@ final class API: Sendable {
                 completion(.failure(LoggedOut()))
                 return
             }
-            do {
-                let request = try Self.logInRequest(
-                    baseURL: baseURL, username: account.username, password: account.password)
-                unauthenticated.perform(request, errorParser: APIErrorParser()) {
-                    (result: Result<LoginAnswer, any Error>) in
-                    completion(result.map(\.token))
-                }
-            } catch {
-                completion(.failure(error))
+            let request = Self.logInRequest(baseURL: baseURL, username: account.username, password: account.password)
+            unauthenticated.perform(request, as: LoginAnswer.self, errorParser: APIErrorParser()) { result in
+                completion(result.map(\.token))
             }
         }
         self.baseURL = baseURL
@@ -111,13 +105,7 @@ final class API: Sendable {
         password: String,
         completion: @escaping @Sendable (Result<SignedIn, any Error>) -> Void
     ) -> any Cancellable {
-        let request: APIRequest
-        do {
-            request = try Self.logInRequest(baseURL: baseURL, username: username, password: password)
-        } catch {
-            completion(.failure(error))
-            return NothingSent()
-        }
+        let request = Self.logInRequest(baseURL: baseURL, username: username, password: password)
         return unauthenticated.perform(request, errorParser: errorParser) {
             [self] (result: Result<LoginAnswer, any Error>) in
             completion(result.map { keep($0, username: username, password: password) })
@@ -187,12 +175,12 @@ final class API: Sendable {
 
     /// `POST api/users/login` with `Authorization: Basic base64("username:password")`.
     ///
-    /// - Throws: `FetchError.invalidRequest` when `username` contains a colon.
-    static func logInRequest(baseURL: URL, username: String, password: String) throws -> APIRequest {
+    /// A `username` with a colon makes building it fail with `FetchError.invalidRequest`, so nothing is sent.
+    static func logInRequest(baseURL: URL, username: String, password: String) -> APIRequest {
         APIRequest(baseURL)
             .path("api", "users", "login")
             .method(.post)
-            .header(try .authorization(username: username, password: password))
+            .header(.authorization(username: username, password: password))
     }
 
     /// `GET api/<segments>`, each segment percent-encoded.
