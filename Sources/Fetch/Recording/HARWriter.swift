@@ -36,11 +36,13 @@ public final class HARWriter: @unchecked Sendable {
     ///   - file: The file.
     ///   - creator: The creator written into a new archive. The default is Fetch. An existing archive keeps its
     ///     own.
+    ///   - startingOver: Whether to start a new archive even when the file has one; it replaces the file at the
+    ///     first append. The default is `false`: add to the file's archive.
     /// - Throws: ``HARError`` when the file exists but is not a HAR archive, naming the JSON path of the problem:
-    ///   Fetch does not write over a file it cannot read.
-    public init(file: URL, creator: HAR.Creator = .fetch) throws {
+    ///   Fetch does not write over a file it cannot read, unless told to start over.
+    public init(file: URL, creator: HAR.Creator = .fetch, startingOver: Bool = false) throws {
         self.file = file
-        let existing = try Self.existingArchive(at: file)
+        let existing = startingOver ? nil : try Self.existingArchive(at: file)
         state = Locked(existing ?? HAR(creator: creator))
     }
 
