@@ -73,8 +73,10 @@ extension HAR.Entry {
         let responseType = responseHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
         let body = response.data ?? Data()
         let stored = HARBodyStorage(body: body, contentType: responseType, multipartLimit: nil, scrubber: scrubber)
+        // The size of the body as stored, which is what replay answers with: smaller than received when a secret
+        // in it was redacted.
         var content = HAR.Content(
-            size: body.count, mimeType: responseType ?? "x-unknown", text: stored.text, encoding: stored.encoding)
+            size: stored.size, mimeType: responseType ?? "x-unknown", text: stored.text, encoding: stored.encoding)
         content.comment = stored.comment
         let location = responseHeaders.first { HeaderName.equal($0.name, "Location") }?.value
         let received = HAR.ReceivedResponse(
@@ -181,6 +183,8 @@ private struct HARBodyStorage {
     var text: String?
     var encoding: String?
     var comment: String?
+    /// The number of bytes stored.
+    var size = 0
 
     init(body: Data, contentType: String?, multipartLimit: Int?, scrubber: HARScrubber) {
         guard !body.isEmpty else {
@@ -191,6 +195,7 @@ private struct HARBodyStorage {
             kept = kept.prefix(max(0, limit))
             comment = "Fetch kept the first \(kept.count) of the body's \(body.count) bytes."
         }
+        size = kept.count
         if HARMediaType.isText(contentType) || HARMediaType.isMultipart(contentType),
             let text = String(data: kept, encoding: .utf8)
         {
