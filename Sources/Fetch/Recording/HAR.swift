@@ -320,12 +320,12 @@ extension HAR {
         }
 
         /// Timings of a call whose phases were not measured apart: all of `duration`, in seconds, is counted as
-        /// waiting.
+        /// waiting, to the microsecond.
         ///
         /// - Parameter duration: The whole call's duration, in seconds.
         /// - Returns: The timings.
         public static func total(_ duration: TimeInterval) -> Timings {
-            Timings(send: 0, wait: max(0, duration * 1000), receive: 0)
+            Timings(send: 0, wait: (max(0, duration) * 1_000_000).rounded() / 1000, receive: 0)
         }
 
         /// The sum of the phases that apply, in milliseconds: an entry's `time`. `ssl` is part of `connect`.
