@@ -11,7 +11,8 @@ extension MockPerformer {
     /// recorded request and how they differ.
     ///
     /// ```swift
-    /// let mock = try MockPerformer(replaying: Bundle.module.url(forResource: "api", withExtension: "har")!)
+    /// let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("api.har")
+    /// let mock = try MockPerformer(replaying: fixture)
     /// let user: User = try await mock.perform(GetUser(id: 1))
     /// ```
     ///

@@ -34,7 +34,7 @@ extension HAR {
         do {
             self = try JSONDecoder().decode(HAR.self, from: data)
         } catch let error as DecodingError {
-            throw HARError(decoding: error)
+            throw HARError(decoding: error, of: data)
         }
         try validate()
     }
@@ -113,8 +113,8 @@ package enum HARBody {
 }
 
 extension HARError {
-    /// The error for what `JSONDecoder` found wrong, named by its JSON path.
-    init(decoding error: DecodingError) {
+    /// The error for what `JSONDecoder` found wrong in `data`, named by its JSON path.
+    init(decoding error: DecodingError, of data: Data) {
         switch error {
         case .keyNotFound(let key, let context):
             let path = ErrorText.path(context.codingPath + [key])
@@ -131,12 +131,25 @@ extension HARError {
                 : "must be \(Self.kind(of: type)) (\(context.debugDescription))"
             self.init(file: nil, path: path, reason: reason)
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            let detail = context.underlyingError.map { ErrorText.describe($0) } ?? context.debugDescription
-            self.init(file: nil, path: "", reason: "is not valid JSON; it may be truncated (\(detail))")
+            let detail = Self.syntaxError(in: data) ?? context.debugDescription
+            let truncated = detail.localizedCaseInsensitiveContains("end of file") ? "; it looks truncated" : ""
+            self.init(file: nil, path: "", reason: "is not valid JSON\(truncated): \(detail)")
         case .dataCorrupted(let context):
             self.init(file: nil, path: ErrorText.path(context.codingPath), reason: context.debugDescription)
         @unknown default:
             self.init(file: nil, path: "", reason: ErrorText.describe(error))
+        }
+    }
+
+    /// Where the JSON syntax of `data` is wrong, as `JSONSerialization` says it: `Unexpected end of file during JSON
+    /// parse.` or `Invalid value around line 3, column 7.`, which `JSONDecoder` does not pass on.
+    private static func syntaxError(in data: Data) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            let described = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            return described ?? ErrorText.describe(error)
         }
     }
 

@@ -159,9 +159,7 @@ extension HAR.Entry {
         request.url = scrubber.scrub(request.url)
         request.headers = request.headers.map { scrubbed($0, scrubber) }
         request.queryString = request.queryString.map { scrubbed($0, scrubber) }
-        request.cookies = request.cookies.map(redacted)
         response.headers = response.headers.map { scrubbed($0, scrubber) }
-        response.cookies = response.cookies.map(redacted)
         response.redirectURL = scrubber.scrub(response.redirectURL)
         comment = comment.map(scrubber.scrub)
     }

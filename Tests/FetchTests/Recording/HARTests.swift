@@ -91,7 +91,7 @@ import Testing
         let data = try Self.archive().encoded()
         let error = try #require(throws: HARError.self) { try HAR(data: data.prefix(data.count / 2)) }
         #expect(error.path == "")
-        #expect(error.description.contains("is not valid JSON; it may be truncated"))
+        #expect(error.description.hasPrefix("HAR data: is not valid JSON; it looks truncated: "))
     }
 
     @Test func aJSONArrayIsNotAHARArchive() throws {

@@ -174,7 +174,7 @@ import Testing
         try data.prefix(data.count - 40).write(to: truncated)
         let error = try #require(throws: HARError.self) { try MockPerformer(replaying: truncated) }
         #expect(error.file == truncated)
-        #expect(error.description.hasPrefix("\(truncated.path): is not valid JSON; it may be truncated"))
+        #expect(error.description.hasPrefix("\(truncated.path): is not valid JSON; it looks truncated"))
     }
 
     @Test func aJSONArrayFailsWithAClearError() throws {
