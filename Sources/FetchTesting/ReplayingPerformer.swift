@@ -133,13 +133,12 @@ public final class ReplayingPerformer: RequestPerforming {
                 result: Result<Response, any Error>
             ) in
             let duration = clock.duration(to: .now)
-            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             completion(
                 result.flatMap { response in
                     do {
                         let entry = try HAR.Entry(
                             request: request, response: response, startedDateTime: started,
-                            timings: .total(seconds), redaction: redaction, multipartLimit: multipartLimit)
+                            timings: .total(duration), redaction: redaction, multipartLimit: multipartLimit)
                         try writer?.append(entry)
                         try replay.add(entry)
                     } catch {

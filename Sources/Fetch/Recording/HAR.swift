@@ -328,6 +328,16 @@ extension HAR {
             Timings(send: 0, wait: (max(0, duration) * 1_000_000).rounded() / 1000, receive: 0)
         }
 
+        /// Timings of a call whose phases were not measured apart, as ``total(_:)-(TimeInterval)`` makes them from
+        /// a `Duration`, such as the one between two `ContinuousClock` instants.
+        ///
+        /// - Parameter duration: The whole call's duration.
+        /// - Returns: The timings.
+        public static func total(_ duration: Duration) -> Timings {
+            let (seconds, attoseconds) = duration.components
+            return total(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
+        }
+
         /// The sum of the phases that apply, in milliseconds: an entry's `time`. `ssl` is part of `connect`.
         public var total: Double {
             [blocked, dns, connect, send, wait, receive].reduce(0) { sum, phase in sum + max(0, phase ?? 0) }

@@ -103,9 +103,8 @@ import Testing
             let clock = ContinuousClock.now
             let response: Response = try await session.perform(request)
             let elapsed = clock.duration(to: .now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             try writer.append(
-                HAR.Entry(request: request, response: response, startedDateTime: started, timings: .total(seconds)))
+                HAR.Entry(request: request, response: response, startedDateTime: started, timings: .total(elapsed)))
             responses.append(response)
         }
         return responses

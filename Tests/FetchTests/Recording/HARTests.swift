@@ -73,6 +73,12 @@ import Testing
         #expect(timings["receive"] as? Double == 0.25)
     }
 
+    @Test func timingsOfAWholeCallAreCountedAsWaitingToTheMicrosecond() {
+        #expect(HAR.Timings.total(.milliseconds(12)) == HAR.Timings(send: 0, wait: 12, receive: 0))
+        #expect(HAR.Timings.total(0.012_345_6).wait == 12.346)
+        #expect(HAR.Timings.total(-1).total == 0)
+    }
+
     @Test func readsDatesWithAndWithoutFractionsAndWithOffsets() throws {
         for (text, expected) in [
             ("2026-11-30T08:42:12.345Z", 1_796_028_132.345),
