@@ -198,6 +198,38 @@ import Testing
         #expect(error.description == "\(broken.path): log.entries[3].response.status: missing (HAR 1.2 requires it)")
     }
 
+    @Test func replaysAFileExportedByABrowserWithItsOwnExtraFields() throws {
+        // As Chrome and Firefox write them: pages, custom `_` fields, null cookie expiry, a time zone offset,
+        // HTTP/2, unknown sizes, a base64 body.
+        let exported = #"""
+            {"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"},
+              "pages": [{"startedDateTime": "2026-11-30T09:42:12.000+01:00", "id": "page_1", "title": "App",
+                         "pageTimings": {"onContentLoad": 120.5, "onLoad": -1}}],
+              "entries": [{
+                "pageref": "page_1", "_initiator": {"type": "script"}, "_priority": "High",
+                "startedDateTime": "2026-11-30T09:42:12.345+01:00", "time": 31.2,
+                "request": {"method": "GET", "url": "https://api.example.com/items/8?lang=en", "httpVersion": "h2",
+                  "headers": [{"name": ":authority", "value": "api.example.com"}],
+                  "queryString": [{"name": "lang", "value": "en"}],
+                  "cookies": [{"name": "sid", "value": "x", "expires": null, "httpOnly": false, "secure": true}],
+                  "headersSize": -1, "bodySize": 0},
+                "response": {"status": 200, "statusText": "", "httpVersion": "h2",
+                  "headers": [{"name": "content-type", "value": "application/json"}], "cookies": [],
+                  "content": {"size": 8, "mimeType": "application/json", "text": "eyJpZCI6OH0=",
+                              "encoding": "base64"},
+                  "redirectURL": "", "headersSize": -1, "bodySize": -1, "_transferSize": 120, "_error": null},
+                "cache": {}, "serverIPAddress": "93.184.216.34", "connection": "443",
+                "timings": {"blocked": 1.1, "dns": -1, "ssl": -1, "connect": -1, "send": 0.1, "wait": 29.8,
+                            "receive": 0.2, "_blocked_queueing": 0.8}}]}}
+            """#
+        let fixture = directory.appendingPathComponent("chrome.har")
+        try Data(exported.utf8).write(to: fixture)
+        let mock = try MockPerformer(replaying: fixture)
+        #expect(
+            try answer(mock, HTTPRequest(try url("https://api.example.com/items/8")).query("lang", "en")).get()
+                == Item(id: 8))
+    }
+
     @Test func errorBodiesGoThroughTheErrorParserAsWithEveryDouble() throws {
         let request = HTTPRequest(try url("http://api.test/users/9"))
         let response = Response(

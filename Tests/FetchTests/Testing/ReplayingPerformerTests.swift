@@ -86,6 +86,20 @@ import Testing
             try HAR(contentsOf: file).log.entries.map(\.request.url) == ["http://api.test/new", "http://api.test/new"])
     }
 
+    @Test func onceRecordsARealSessionAndReplaysItWithoutTheNetwork() async throws {
+        let server = try TestServer.running()
+        let file = directory.appendingPathComponent("session.har")
+        let request = HTTPRequest(server.url("/users/1"))
+        let recorder = try ReplayingPerformer(harFile: file, live: makeSession())
+        let recorded: User = try await recorder.perform(request)
+        let offline = try ReplayingPerformer(
+            harFile: file, live: MockPerformer(error: URLError(.notConnectedToInternet)))
+        let replayed = Captured<Result<User, any Error>>()
+        offline.perform(request, completion: replayed.capture)
+        #expect(try replayed.value?.get() == recorded)
+        #expect(recorded.name == "Ada Lovelace")
+    }
+
     @Test func aTransportFailureIsDeliveredAndNotRecorded() async throws {
         let file = directory.appendingPathComponent("failure.har")
         let performer = try ReplayingPerformer(
