@@ -22,7 +22,8 @@ import Foundation
 ///                             timings: .total(duration)))
 /// ```
 ///
-/// Each entry is encoded once, when it is appended; a write joins the encoded entries.
+/// Each entry is encoded once, when it is appended; a write joins the encoded entries. Keep one writer per file:
+/// two writers of the same file each write their own archive, and the last write wins.
 public final class HARWriter: Sendable {
     /// The file written.
     public let file: URL
