@@ -1,0 +1,278 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Which secrets are kept out of a HAR file: the header fields and query parameters whose values are written as
+/// `REDACTED`.
+///
+/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are always redacted; the names given add to
+/// them, they never replace them:
+///
+/// ```swift
+/// let redaction: HARRedaction = [.header("X-API-Key"), .queryItem("api_key")]
+/// ```
+///
+/// A redacted value is replaced wherever it is written: in the headers, the cookies, the URL and its query
+/// parameters, the fields of a form body of the same names, and anywhere else in the entry its text occurs (a
+/// server that echoes the request, a `Location` that carries a token), so the secret never reaches the file.
+/// Values shorter than ``minimumSearchedLength`` characters are replaced where they are named, but not searched
+/// for in the rest of the entry, where they would replace innocent text.
+public struct HARRedaction: Sendable, Equatable {
+    /// What a redacted value is replaced with.
+    public static let placeholder = "REDACTED"
+
+    /// The header fields that are always redacted.
+    public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+
+    /// The length from which a redacted value is also searched for, and replaced, in the rest of an entry.
+    public static let minimumSearchedLength = 6
+
+    /// Only the default headers.
+    public static let `default` = HARRedaction(headers: [])
+
+    /// The header fields redacted, matched without regard to case: the defaults, then those added.
+    public let headers: [String]
+
+    /// The query parameters (and form fields) redacted, matched without regard to case.
+    public let queryItems: [String]
+
+    /// Creates a redaction of the default headers and of those named.
+    ///
+    /// - Parameters:
+    ///   - headers: More header fields to redact. The default is none.
+    ///   - queryItems: Query parameters, and form body fields, to redact. The default is none.
+    public init(headers: [String] = [], queryItems: [String] = []) {
+        var all = Self.defaultHeaders
+        for name in headers where !all.contains(where: { HeaderName.equal($0, name) }) {
+            all.append(name)
+        }
+        self.headers = all
+        self.queryItems = queryItems
+    }
+
+    /// Whether the value of the header field `name` is redacted.
+    ///
+    /// - Parameter name: The field name, in any case.
+    /// - Returns: `true` for the defaults and the names added.
+    public func redactsHeader(_ name: String) -> Bool {
+        headers.contains { HeaderName.equal($0, name) }
+    }
+
+    /// Whether the value of the query parameter or form field `name` is redacted.
+    ///
+    /// - Parameter name: The parameter's name, decoded, in any case.
+    /// - Returns: `true` for the names added.
+    public func redactsQueryItem(_ name: String) -> Bool {
+        queryItems.contains { HeaderName.equal($0, name) }
+    }
+}
+
+extension HARRedaction {
+    /// A header field or query parameter to redact, in an array literal of ``HARRedaction``.
+    public struct Name: Sendable, Equatable {
+        let header: String?
+        let queryItem: String?
+
+        /// A header field, such as `X-API-Key`.
+        ///
+        /// - Parameter name: The field name, in any case.
+        /// - Returns: The name.
+        public static func header(_ name: String) -> Name {
+            Name(header: name, queryItem: nil)
+        }
+
+        /// A query parameter, such as `api_key`; form body fields of the same name are redacted too.
+        ///
+        /// - Parameter name: The parameter's name, decoded.
+        /// - Returns: The name.
+        public static func queryItem(_ name: String) -> Name {
+            Name(header: nil, queryItem: name)
+        }
+    }
+}
+
+// MARK: - ExpressibleByArrayLiteral
+
+extension HARRedaction: ExpressibleByArrayLiteral {
+    /// The default headers and those listed: `[.header("X-API-Key"), .queryItem("token")]`.
+    ///
+    /// - Parameter names: The header fields and query parameters to add to the defaults.
+    public init(arrayLiteral names: Name...) {
+        self.init(headers: names.compactMap(\.header), queryItems: names.compactMap(\.queryItem))
+    }
+}
+
+extension HARRedaction {
+    /// The URL with the values of redacted query parameters, and any password, replaced.
+    package func redacting(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return url.absoluteString
+        }
+        if components.password != nil {
+            components.percentEncodedPassword = Self.placeholder
+        }
+        if let items = components.percentEncodedQueryItems {
+            components.percentEncodedQueryItems = items.map { item in
+                let name = item.name.removingPercentEncoding ?? item.name
+                guard redactsQueryItem(name), item.value != nil else {
+                    return item
+                }
+                return URLQueryItem(name: item.name, value: Self.placeholder)
+            }
+        }
+        return components.url?.absoluteString ?? url.absoluteString
+    }
+
+    /// The values that must not reach the file, longest first: those of redacted headers (and the credential after
+    /// an authorization scheme), cookies, redacted query parameters and form fields, and a URL's password.
+    package func secrets(headers: [(name: String, value: String)], url: URL?, formBody: Data?) -> [String] {
+        var found: [String] = []
+        for header in headers where redactsHeader(header.name) {
+            found.append(header.value)
+            if let space = header.value.firstIndex(of: " ") {
+                found.append(String(header.value[header.value.index(after: space)...]))
+            }
+            for cookie in HARCookies.parse(header: header.name, value: header.value) {
+                found.append(cookie.value)
+            }
+        }
+        if let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+            found += (components.queryItems ?? []).filter { redactsQueryItem($0.name) }.compactMap(\.value)
+            if let password = components.password {
+                found.append(password)
+            }
+        }
+        if let formBody {
+            found += HARForm.fields(formBody).filter { redactsQueryItem($0.name) }.map(\.value)
+        }
+        let searched = Set(found.filter { $0.count >= Self.minimumSearchedLength && $0 != Self.placeholder })
+        return searched.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
+    }
+}
+
+/// Replaces secrets in the text and bytes of an entry, as they are, percent-encoded and form-encoded.
+package struct HARScrubber: Sendable {
+    private let needles: [Data]
+    private let replacement = Data(HARRedaction.placeholder.utf8)
+
+    package init(secrets: [String]) {
+        var needles: [Data] = []
+        for secret in secrets {
+            for form in [secret, PercentEncoding.component(secret), PercentEncoding.formComponent(secret)] {
+                let data = Data(form.utf8)
+                if !needles.contains(data) {
+                    needles.append(data)
+                }
+            }
+        }
+        self.needles = needles.sorted { $0.count > $1.count }
+    }
+
+    package var isEmpty: Bool { needles.isEmpty }
+
+    package func scrub(_ text: String) -> String {
+        guard !needles.isEmpty else {
+            return text
+        }
+        return String(decoding: scrub(Data(text.utf8)), as: UTF8.self)
+    }
+
+    package func scrub(_ data: Data) -> Data {
+        var data = data
+        for needle in needles {
+            var searchStart = data.startIndex
+            while let range = data.range(of: needle, in: searchStart..<data.endIndex) {
+                data.replaceSubrange(range, with: replacement)
+                searchStart = range.lowerBound + replacement.count
+            }
+        }
+        return data
+    }
+}
+
+/// Cookies as the `Cookie` and `Set-Cookie` headers carry them.
+package enum HARCookies {
+    /// The cookies of a `Cookie` or `Set-Cookie` header; none for other headers.
+    package static func parse(header name: String, value: String) -> [HAR.Cookie] {
+        if HeaderName.equal(name, "Cookie") {
+            return value.split(separator: ";").compactMap { pair in cookie(String(pair)) }
+        }
+        if HeaderName.equal(name, "Set-Cookie") {
+            return setCookies(value)
+        }
+        return []
+    }
+
+    /// `name=value` as a cookie; `nil` without a `=`.
+    private static func cookie(_ pair: String) -> HAR.Cookie? {
+        guard let equals = pair.firstIndex(of: "=") else {
+            return nil
+        }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? nil : HAR.Cookie(name: name, value: value)
+    }
+
+    /// The cookies of one or more `Set-Cookie` values, joined with commas as `HTTPURLResponse` joins repeated
+    /// fields. A comma starts a new cookie only when `name=` follows it, not inside `Expires=Wed, 21 Oct …`.
+    private static func setCookies(_ value: String) -> [HAR.Cookie] {
+        var lines: [String] = []
+        for piece in value.split(separator: ",", omittingEmptySubsequences: false) {
+            if let last = lines.last, !startsCookie(piece) {
+                lines[lines.count - 1] = last + "," + piece
+            } else {
+                lines.append(String(piece))
+            }
+        }
+        return lines.compactMap { line in
+            let attributes = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let first = attributes.first, var cookie = cookie(first) else {
+                return nil
+            }
+            for attribute in attributes.dropFirst() {
+                let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
+                let key = parts.first?.lowercased() ?? ""
+                let value = parts.count > 1 ? parts[1] : ""
+                switch key {
+                case "path": cookie.path = value
+                case "domain": cookie.domain = value
+                case "expires": cookie.expires = HTTPDate.date(from: value).map(ISO8601Milliseconds.string(from:))
+                case "httponly": cookie.httpOnly = true
+                case "secure": cookie.secure = true
+                default: break
+                }
+            }
+            return cookie
+        }
+    }
+    /// Whether `piece` begins `name=`, with a token for the name.
+    private static func startsCookie(_ piece: Substring) -> Bool {
+        let trimmed = piece.drop { $0 == " " }
+        guard let equals = trimmed.firstIndex(of: "=") else {
+            return false
+        }
+        let name = trimmed[..<equals]
+        return !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0) }
+    }
+}
+
+/// The fields of an `application/x-www-form-urlencoded` body.
+package enum HARForm {
+    /// The decoded name-value pairs, in order; none when the body is not UTF-8.
+    package static func fields(_ body: Data) -> [(name: String, value: String)] {
+        guard let text = String(data: body, encoding: .utf8), !text.isEmpty else {
+            return []
+        }
+        return text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    private static func decode(_ text: String) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}

@@ -1,0 +1,151 @@
+import Fetch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``RequestPerforming`` object that answers from a HAR file what it has recorded, and sends what it has not
+/// through a live performer, recording the answer into the file: a test suite refreshes its fixtures by changing
+/// one setting.
+///
+/// ```swift
+/// let performer = try ReplayingPerformer(
+///     harFile: fixtures.appendingPathComponent("api.har"),
+///     mode: ProcessInfo.processInfo.environment["RECORD"] == nil ? .once : .record,
+///     live: Session(configuration: .ephemeral)
+/// )
+/// ```
+///
+/// Replayed answers complete synchronously, before `perform` returns, as a ``MockPerformer``'s do; live ones
+/// complete as the live performer completes them. Requests are matched as ``MockPerformer/init(replaying:matching:)``
+/// matches them. A live call that fails without a response (a transport error) is not recorded.
+public final class ReplayingPerformer: RequestPerforming {
+    /// When the file answers and when the live performer does.
+    public enum Mode: Sendable {
+        /// Only the file answers; a request it has no answer for fails with ``NoRecordedAnswer``. Nothing is sent.
+        case replay
+        /// The file answers what it has an answer for that has not answered yet; anything else is sent and
+        /// recorded (VCR's "once").
+        case once
+        /// Everything is sent and recorded into a new archive, which replaces the file at the first answer.
+        case record
+    }
+
+    /// The mode.
+    public let mode: Mode
+
+    private let live: any RequestPerforming
+    private let replay: HARReplay
+    private let writer: HARWriter?
+    private let redaction: HARRedaction
+    private let multipartLimit: Int
+
+    /// Opens a HAR file to replay from and record into.
+    ///
+    /// - Parameters:
+    ///   - harFile: The file. It need not exist yet.
+    ///   - mode: When to replay and when to record. The default is ``Mode/once``.
+    ///   - live: The performer that sends what is not replayed, such as a `Session`.
+    ///   - matcher: How requests are matched with recorded ones. The default compares method, URL and body.
+    ///   - redaction: Which secrets are kept out of the file. The default redacts `Authorization`,
+    ///     `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    ///   - multipartLimit: How many bytes of a multipart request body are recorded.
+    /// - Throws: ``HARError`` when the file exists but is not HAR, naming the JSON path of the problem.
+    public init(
+        harFile: URL,
+        mode: Mode = .once,
+        live: any RequestPerforming,
+        matching matcher: HARMatcher = HARMatcher(),
+        redacting redaction: HARRedaction = .default,
+        multipartLimit: Int = HAR.Entry.defaultMultipartLimit
+    ) throws {
+        self.mode = mode
+        self.live = live
+        self.redaction = redaction
+        self.multipartLimit = multipartLimit
+        switch mode {
+        case .replay:
+            replay = try HARReplay(HAR(contentsOf: harFile), file: harFile, matcher: matcher)
+            writer = nil
+        case .once:
+            let writer = try HARWriter(file: harFile)
+            replay = try HARReplay(writer.archive, file: harFile, matcher: matcher)
+            self.writer = writer
+        case .record:
+            let writer = try HARWriter(file: harFile, startingOver: true)
+            replay = try HARReplay(writer.archive, file: harFile, matcher: matcher)
+            self.writer = writer
+        }
+    }
+
+    /// Answers from the file, or sends the request through the live performer and records the answer.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
+    ///   - completion: Called exactly once: before this method returns for a replayed answer.
+    /// - Returns: A handle that cancels a live call.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        switch mode {
+        case .replay:
+            let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) {
+                urlRequest in try replay.answerOrFailure(for: request, sending: urlRequest)
+            }
+            completion(result)
+            return CompletedCall()
+        case .once:
+            switch Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
+            case .failure(let error):
+                completion(.failure(error))
+                return CompletedCall()
+            case .success(let urlRequest):
+                guard let answer = replay.answer(to: urlRequest, repeatingLast: false) else {
+                    return record(request, errorParser: errorParser, completion: completion)
+                }
+                let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) { _ in
+                    answer
+                }
+                completion(result)
+                return CompletedCall()
+            }
+        case .record:
+            return record(request, errorParser: errorParser, completion: completion)
+        }
+    }
+
+    /// Sends `request` through the live performer, records its response, and parses it as `T`.
+    private func record<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        let started = Date()
+        let clock = ContinuousClock.now
+        return live.perform(request, errorParser: nil) {
+            [writer, replay, redaction, multipartLimit]
+            (
+                result: Result<Response, any Error>
+            ) in
+            let duration = clock.duration(to: .now)
+            completion(
+                result.flatMap { response in
+                    do {
+                        let entry = try HAR.Entry(
+                            request: request, response: response, startedDateTime: started,
+                            timings: .total(duration), redaction: redaction, multipartLimit: multipartLimit)
+                        try writer?.append(entry)
+                        try replay.add(entry)
+                    } catch {
+                        return .failure(error)
+                    }
+                    return T.parse(response: response, errorParser: errorParser)
+                })
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Fetch
+import Foundation
+import Testing
+
+/// Writing HAR files: every append leaves a valid file, concurrent appends each add one entry.
+@Suite struct HARWriterTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("HARWriterTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func entry(_ index: Int) -> HAR.Entry {
+        HAR.Entry(
+            startedDateTime: Date(timeIntervalSince1970: 1_796_028_132 + Double(index)),
+            request: HAR.SentRequest(method: "GET", url: "http://h.test/items/\(index)"),
+            response: HAR.ReceivedResponse(
+                status: 200, statusText: "OK",
+                content: HAR.Content(size: 2, mimeType: "application/json", text: "{}")),
+            timings: .total(0.001))
+    }
+
+    @Test func theFileIsValidHARAfterTheFirstAppend() throws {
+        let file = directory.appendingPathComponent("first.har")
+        let writer = try HARWriter(file: file)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        try writer.append(entry(0))
+        let archive = try HAR(contentsOf: file)
+        #expect(archive.log.entries == [entry(0)])
+        #expect(archive.log.creator == .fetch)
+        let verdict = try HARValidator.check(file)
+        #expect(verdict.isValid, "\(verdict.output)")
+    }
+
+    @Test func twoHundredConcurrentAppendsGiveTwoHundredEntriesAndAValidFile() async throws {
+        let file = directory.appendingPathComponent("concurrent.har")
+        let writer = try HARWriter(file: file)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask { try writer.append(entry(index)) }
+            }
+            try await group.waitForAll()
+        }
+        let archive = try HAR(contentsOf: file)
+        #expect(archive.log.entries.count == 200)
+        #expect(Set(archive.log.entries.map(\.request.url)).count == 200)
+        let verdict = try HARValidator.check(file)
+        #expect(verdict.isValid, "\(verdict.output)")
+        #expect(verdict.output.contains("200 entries"))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0 != "concurrent.har"
+        }
+        #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
+    }
+
+    @Test func everyVersionOfTheFileAReaderSeesIsValid() async throws {
+        let file = directory.appendingPathComponent("watched.har")
+        let writer = try HARWriter(file: file)
+        try writer.append(entry(0))
+        let reads = Task.detached {
+            var counts: [Int] = []
+            for _ in 0..<300 {
+                counts.append(try HAR(contentsOf: file).log.entries.count)
+            }
+            return counts
+        }
+        for index in 1..<100 {
+            try writer.append(entry(index))
+        }
+        let counts = try await reads.value
+        #expect(counts.allSatisfy { (1...100).contains($0) })
+        #expect(try HAR(contentsOf: file).log.entries.count == 100)
+    }
+
+    @Test func opensAnExistingArchiveAndAppendsAfterItsEntries() throws {
+        let file = directory.appendingPathComponent("existing.har")
+        var existing = HAR(creator: HAR.Creator(name: "Firefox", version: "140"))
+        existing.log.entries = [entry(0), entry(1)]
+        try existing.encoded().write(to: file)
+        let writer = try HARWriter(file: file)
+        try writer.append(entry(2))
+        let archive = try HAR(contentsOf: file)
+        #expect(archive.log.entries == [entry(0), entry(1), entry(2)])
+        #expect(archive.log.creator.name == "Firefox")
+    }
+
+    @Test func refusesToWriteOverAFileThatIsNotHAR() throws {
+        let file = directory.appendingPathComponent("notes.har")
+        try Data("[\"not\", \"har\"]".utf8).write(to: file)
+        let error = try #require(throws: HARError.self) { try HARWriter(file: file) }
+        #expect(error.file == file)
+        #expect(try Data(contentsOf: file) == Data("[\"not\", \"har\"]".utf8))
+    }
+
+    @Test func startingOverReplacesTheArchiveAtTheFirstAppend() throws {
+        let file = directory.appendingPathComponent("fresh.har")
+        try Data("{".utf8).write(to: file)
+        let writer = try HARWriter(file: file, startingOver: true)
+        try writer.append(entry(7))
+        #expect(try HAR(contentsOf: file).log.entries == [entry(7)])
+    }
+
+    @Test func aFailedWriteKeepsNeitherTheEntryNorATemporaryFile() throws {
+        let file = directory.appendingPathComponent("gone/missing-directory.har")
+        let writer = try HARWriter(file: file)
+        #expect(throws: HARError.self) { try writer.append(entry(0)) }
+        #expect(writer.archive.log.entries.isEmpty)
+    }
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Checks a HAR file against the HAR 1.2 specification's required fields and types, independently of Fetch.
+
+Usage: validate_har.py FILE. Prints one line per problem, each naming its JSON path, and exits 1 if there is any;
+otherwise prints "valid HAR 1.2: <n> entries" and exits 0. Standard library only.
+
+The specification: http://www.softwareishard.com/blog/har-12-spec/ (also w3c.github.io/web-performance/specs/HAR).
+"""
+
+import base64
+import binascii
+import json
+import re
+import sys
+from datetime import datetime
+from urllib.parse import urlsplit
+
+ISO_8601 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+
+class Checker:
+    def __init__(self):
+        self.problems = []
+
+    def fail(self, path, message):
+        self.problems.append(f"{path}: {message}")
+
+    def field(self, obj, key, path, kind, required=True):
+        """The value of obj[key] if it has the kind asked for; records a problem and returns None otherwise."""
+        where = f"{path}.{key}" if path else key
+        if key not in obj:
+            if required:
+                self.fail(where, "missing")
+            return None
+        value = obj[key]
+        ok = {
+            "string": isinstance(value, str),
+            # bool is an int in Python, but not in JSON.
+            "integer": isinstance(value, int) and not isinstance(value, bool),
+            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "boolean": isinstance(value, bool),
+            "object": isinstance(value, dict),
+            "array": isinstance(value, list),
+        }[kind]
+        if not ok:
+            self.fail(where, f"must be a JSON {kind}, found {type(value).__name__}: {value!r:.60}")
+            return None
+        return value
+
+    def date_time(self, obj, key, path):
+        text = self.field(obj, key, path, "string")
+        if text is None:
+            return
+        if not ISO_8601.match(text):
+            self.fail(f"{path}.{key}", f"{text!r} is not ISO 8601 with a time zone (YYYY-MM-DDThh:mm:ss.sssZ)")
+            return
+        try:
+            datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError as error:
+            self.fail(f"{path}.{key}", f"{text!r} is not a real date and time: {error}")
+
+    def pairs(self, obj, key, path, cookie=False):
+        items = self.field(obj, key, path, "array")
+        for index, item in enumerate(items or []):
+            where = f"{path}.{key}[{index}]"
+            if not isinstance(item, dict):
+                self.fail(where, "must be an object")
+                continue
+            self.field(item, "name", where, "string")
+            self.field(item, "value", where, "string")
+            if cookie:
+                for optional in ("path", "domain", "expires"):
+                    self.field(item, optional, where, "string", required=False)
+                for optional in ("httpOnly", "secure"):
+                    self.field(item, optional, where, "boolean", required=False)
+
+    def request(self, request, path):
+        self.field(request, "method", path, "string")
+        url = self.field(request, "url", path, "string")
+        if url is not None:
+            parts = urlsplit(url)
+            if not parts.scheme or not parts.netloc:
+                self.fail(f"{path}.url", f"{url!r} is not an absolute URL")
+        self.field(request, "httpVersion", path, "string")
+        self.pairs(request, "cookies", path, cookie=True)
+        self.pairs(request, "headers", path)
+        self.pairs(request, "queryString", path)
+        post = self.field(request, "postData", path, "object", required=False)
+        if post is not None:
+            where = f"{path}.postData"
+            self.field(post, "mimeType", where, "string")
+            self.field(post, "text", where, "string", required=False)
+            params = self.field(post, "params", where, "array", required=False)
+            for index, param in enumerate(params or []):
+                if not isinstance(param, dict):
+                    self.fail(f"{where}.params[{index}]", "must be an object")
+                else:
+                    self.field(param, "name", f"{where}.params[{index}]", "string")
+        self.field(request, "headersSize", path, "integer")
+        self.field(request, "bodySize", path, "integer")
+
+    def response(self, response, path):
+        self.field(response, "status", path, "integer")
+        self.field(response, "statusText", path, "string")
+        self.field(response, "httpVersion", path, "string")
+        self.pairs(response, "cookies", path, cookie=True)
+        self.pairs(response, "headers", path)
+        content = self.field(response, "content", path, "object")
+        if content is not None:
+            where = f"{path}.content"
+            size = self.field(content, "size", where, "integer")
+            self.field(content, "mimeType", where, "string")
+            text = self.field(content, "text", where, "string", required=False)
+            encoding = self.field(content, "encoding", where, "string", required=False)
+            if encoding is not None and text is not None:
+                if encoding != "base64":
+                    self.fail(f"{where}.encoding", f"{encoding!r}: only base64 is defined")
+                else:
+                    try:
+                        decoded = base64.b64decode(text, validate=True)
+                        if size is not None and len(decoded) != size:
+                            self.fail(f"{where}.size", f"{size}, but the base64 text holds {len(decoded)} bytes")
+                    except binascii.Error as error:
+                        self.fail(f"{where}.text", f"is not base64: {error}")
+            elif text is not None and size is not None and len(text.encode("utf-8")) != size:
+                self.fail(f"{where}.size", f"{size}, but the text is {len(text.encode('utf-8'))} bytes")
+        self.field(response, "redirectURL", path, "string")
+        self.field(response, "headersSize", path, "integer")
+        self.field(response, "bodySize", path, "integer")
+
+    def timings(self, timings, path):
+        total = 0
+        for key in ("send", "wait", "receive"):
+            value = self.field(timings, key, path, "number")
+            if value is not None:
+                if value < 0:
+                    self.fail(f"{path}.{key}", f"{value}: send, wait and receive cannot be negative")
+                total += value
+        for key in ("blocked", "dns", "connect", "ssl"):
+            value = self.field(timings, key, path, "number", required=False)
+            if value is not None:
+                if value < -1:
+                    self.fail(f"{path}.{key}", f"{value}: -1 means not applicable, lower is not allowed")
+                elif key != "ssl" and value > 0:
+                    total += value
+        return total
+
+    def archive(self, root):
+        if not isinstance(root, dict):
+            self.fail("(top level)", f"must be an object, found {type(root).__name__}")
+            return 0
+        log = self.field(root, "log", "", "object")
+        if log is None:
+            return 0
+        version = self.field(log, "version", "log", "string")
+        if version is not None and version != "1.2":
+            self.fail("log.version", f"{version!r}, expected '1.2'")
+        creator = self.field(log, "creator", "log", "object")
+        if creator is not None:
+            self.field(creator, "name", "log.creator", "string")
+            self.field(creator, "version", "log.creator", "string")
+        entries = self.field(log, "entries", "log", "array") or []
+        for index, entry in enumerate(entries):
+            path = f"log.entries[{index}]"
+            if not isinstance(entry, dict):
+                self.fail(path, "must be an object")
+                continue
+            self.date_time(entry, "startedDateTime", path)
+            time = self.field(entry, "time", path, "number")
+            request = self.field(entry, "request", path, "object")
+            if request is not None:
+                self.request(request, f"{path}.request")
+            response = self.field(entry, "response", path, "object")
+            if response is not None:
+                self.response(response, f"{path}.response")
+            self.field(entry, "cache", path, "object")
+            timings = self.field(entry, "timings", path, "object")
+            if timings is not None:
+                total = self.timings(timings, f"{path}.timings")
+                if time is not None and abs(time - total) > 0.001:
+                    self.fail(f"{path}.time", f"{time}, but the timings add up to {total}")
+        return len(entries)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: validate_har.py FILE", file=sys.stderr)
+        return 2
+    try:
+        with open(sys.argv[1], "rb") as file:
+            root = json.load(file)
+    except (OSError, ValueError) as error:
+        print(f"(file): cannot be read as JSON: {error}")
+        return 1
+    checker = Checker()
+    count = checker.archive(root)
+    for problem in checker.problems:
+        print(problem)
+    if checker.problems:
+        return 1
+    print(f"valid HAR 1.2: {count} entries")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
