@@ -35,11 +35,8 @@ public final class ReplayingPerformer: RequestPerforming {
     /// The mode.
     public let mode: Mode
 
-    private let live: any RequestPerforming
-    private let replay: HARReplay
-    private let writer: HARWriter?
-    private let redaction: HARRedaction
-    private let multipartLimit: Int
+    /// The pipeline: the replaying middleware in front of the live performer's.
+    public let pipeline: Pipeline
 
     /// Opens a HAR file to replay from and record into.
     ///
@@ -60,23 +57,25 @@ public final class ReplayingPerformer: RequestPerforming {
         redacting redaction: HARRedaction = .default,
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) throws {
-        self.mode = mode
-        self.live = live
-        self.redaction = redaction
-        self.multipartLimit = multipartLimit
+        let replay: HARReplay
+        let writer: HARWriter?
         switch mode {
         case .replay:
             replay = try HARReplay(HAR(contentsOf: harFile), file: harFile, matcher: matcher)
             writer = nil
         case .once:
-            let writer = try HARWriter(file: harFile)
-            replay = try HARReplay(writer.archive, file: harFile, matcher: matcher)
-            self.writer = writer
+            let opened = try HARWriter(file: harFile)
+            replay = try HARReplay(opened.archive, file: harFile, matcher: matcher)
+            writer = opened
         case .record:
-            let writer = try HARWriter(file: harFile, startingOver: true)
-            replay = try HARReplay(writer.archive, file: harFile, matcher: matcher)
-            self.writer = writer
+            let opened = try HARWriter(file: harFile, startingOver: true)
+            replay = try HARReplay(opened.archive, file: harFile, matcher: matcher)
+            writer = opened
         }
+        self.mode = mode
+        self.pipeline = live.pipeline.with(
+            ReplayingMiddleware(
+                mode: mode, replay: replay, writer: writer, redaction: redaction, multipartLimit: multipartLimit))
     }
 
     /// Answers from the file, or sends the request through the live performer and records the answer.
@@ -92,60 +91,69 @@ public final class ReplayingPerformer: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any Cancellable {
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+}
+
+/// Answers from the archive, or passes the call on and records its answer, as the mode says.
+private struct ReplayingMiddleware: Middleware {
+    let mode: ReplayingPerformer.Mode
+    let replay: HARReplay
+    let writer: HARWriter?
+    let redaction: HARRedaction
+    let multipartLimit: Int
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
         switch mode {
         case .replay:
-            let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) {
-                urlRequest in try replay.answerOrFailure(for: request, sending: urlRequest)
-            }
-            completion(result)
-            return CompletedCall()
+            completion(
+                MockExchange.response(for: request) { urlRequest in
+                    try replay.answerOrFailure(for: request, sending: urlRequest)
+                })
         case .once:
             switch Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
             case .failure(let error):
                 completion(.failure(error))
-                return CompletedCall()
             case .success(let urlRequest):
                 guard let answer = replay.answer(to: urlRequest, repeatingLast: false) else {
-                    return record(request, errorParser: errorParser, completion: completion)
+                    record(request, next: next, completion: completion)
+                    return
                 }
-                let result: Result<T, any Error> = MockExchange.result(for: request, errorParser: errorParser) { _ in
-                    answer
-                }
-                completion(result)
-                return CompletedCall()
+                completion(MockExchange.response(for: request) { _ in answer })
             }
         case .record:
-            return record(request, errorParser: errorParser, completion: completion)
+            record(request, next: next, completion: completion)
         }
     }
 
-    /// Sends `request` through the live performer, records its response, and parses it as `T`.
-    private func record<T: Parsable>(
+    /// Passes `request` on and records its response into the archive and the file.
+    private func record(
         _ request: any Request,
-        errorParser: (any ErrorParsing)?,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
         let started = Date()
         let clock = ContinuousClock.now
-        return live.perform(request, errorParser: nil) {
-            [writer, replay, redaction, multipartLimit]
-            (
-                result: Result<Response, any Error>
-            ) in
-            let duration = clock.duration(to: .now)
-            completion(
-                result.flatMap { response in
-                    do {
-                        let entry = try HAR.Entry(
-                            request: request, response: response, startedDateTime: started,
-                            timings: .total(duration), redaction: redaction, multipartLimit: multipartLimit)
-                        try writer?.append(entry)
-                        try replay.add(entry)
-                    } catch {
-                        return .failure(error)
-                    }
-                    return T.parse(response: response, errorParser: errorParser)
-                })
+        next(request) { result in
+            guard case .success(let response) = result else {
+                completion(result)
+                return
+            }
+            do {
+                let entry = try HAR.Entry(
+                    request: request, response: response, startedDateTime: started,
+                    timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
+                try writer?.append(entry)
+                try replay.add(entry)
+                completion(result)
+            } catch {
+                completion(.failure(error))
+            }
         }
     }
 }

@@ -473,3 +473,76 @@ enum TestSchedulerSample {
         // DOC-END
     }
 }
+
+// MARK: - Recording and replay
+
+enum HARRedactionSample {
+    static func sample() -> HARRedaction {
+        // DOC-BEGIN
+        let redaction: HARRedaction = [.header("X-API-Key"), .queryItem("api_key")]
+        // DOC-END
+        return redaction
+    }
+}
+
+enum HARWriterSample {
+    static func sample(urlRequest: URLRequest, response: Response, start: Date, duration: Duration) throws {
+        // DOC-BEGIN
+        let writer = try HARWriter(file: URL(fileURLWithPath: "api.har"))
+        try writer.append(
+            HAR.Entry(
+                request: urlRequest, response: response, startedDateTime: start,
+                timings: .total(duration)))
+        // DOC-END
+    }
+}
+
+enum RecordingSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample(session: Session) async throws -> User {
+        // DOC-BEGIN
+        let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-API-Key")])
+        let user: User = try await recorded.perform(GetUser(id: 1))
+        // DOC-END
+        return user
+    }
+}
+
+enum HARMatcherSample {
+    static func sample(fixture: URL) throws -> MockPerformer {
+        // DOC-BEGIN
+        let matcher = HARMatcher(ignoringQueryItems: ["nonce"], ignoringBodyFields: ["timestamp"])
+        let mock = try MockPerformer(replaying: fixture, matching: matcher)
+        // DOC-END
+        return mock
+    }
+}
+
+enum MockPerformerReplaySample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample() async throws -> User {
+        // DOC-BEGIN
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("api.har")
+        let mock = try MockPerformer(replaying: fixture)
+        let user: User = try await mock.perform(GetUser(id: 1))
+        // DOC-END
+        return user
+    }
+}
+
+enum ReplayingPerformerSample {
+    static func sample(fixtures: URL) throws -> ReplayingPerformer {
+        // DOC-BEGIN
+        let performer = try ReplayingPerformer(
+            harFile: fixtures.appendingPathComponent("api.har"),
+            mode: ProcessInfo.processInfo.environment["RECORD"] == nil ? .once : .record,
+            live: Session(configuration: .ephemeral)
+        )
+        // DOC-END
+        return performer
+    }
+}

@@ -18,8 +18,10 @@ import Foundation
 ///
 /// ```swift
 /// let writer = try HARWriter(file: URL(fileURLWithPath: "api.har"))
-/// try writer.append(HAR.Entry(request: urlRequest, response: response, startedDateTime: start,
-///                             timings: .total(duration)))
+/// try writer.append(
+///     HAR.Entry(
+///         request: urlRequest, response: response, startedDateTime: start,
+///         timings: .total(duration)))
 /// ```
 ///
 /// Each entry is encoded once, when it is appended; a write joins the encoded entries. Keep one writer per file:

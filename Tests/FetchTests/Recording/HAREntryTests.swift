@@ -185,7 +185,7 @@ import Testing
     }
 
     @Test func buildsFromAFetchRequestAndNamesTheURLThatAnsweredAfterRedirects() throws {
-        let request = HTTPRequest(try #require(URL(string: "http://h.test/old"))).header("Accept", "text/plain")
+        let request = APIRequest(try #require(URL(string: "http://h.test/old"))).header("Accept", "text/plain")
         let response = Response(
             status: 200, data: Data("moved".utf8), originalRequest: request,
             url: URL(string: "http://h.test/new"))

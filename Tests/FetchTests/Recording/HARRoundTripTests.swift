@@ -23,16 +23,16 @@ import Testing
     /// One exchange of the session: how to make its request (again, for the replay), and how to parse it.
     struct Exchange: Sendable {
         let name: String
-        let makeRequest: @Sendable (TestServer) -> HTTPRequest
+        let makeRequest: @Sendable (TestServer) -> APIRequest
         /// How the replay of the request through a mock differs from the live response, parsed the same way;
         /// `nil` when it does not. The mock must complete before `perform` returns.
-        let compare: @Sendable (Response, MockPerformer, HTTPRequest) -> String?
+        let compare: @Sendable (Response, MockPerformer, APIRequest) -> String?
         /// The live response parsed, described.
         let describe: @Sendable (Response) -> String
 
         init<T: Parsable & Equatable & Sendable>(
             _ name: String, as type: T.Type, errorParser: (any ErrorParsing)? = nil,
-            _ makeRequest: @escaping @Sendable (TestServer) -> HTTPRequest
+            _ makeRequest: @escaping @Sendable (TestServer) -> APIRequest
         ) {
             self.name = name
             self.makeRequest = makeRequest
@@ -59,28 +59,28 @@ import Testing
 
     static let exchanges: [Exchange] = [
         Exchange("GET with a query", as: Echo.self) { server in
-            HTTPRequest(server.url("/requests/echo/search")).query("q", "swift & http").query("page", "2")
+            APIRequest(server.url("/requests/echo/search")).query("q", "swift & http").query("page", "2")
         },
         Exchange("POST JSON", as: Echo.self) { server in
-            HTTPRequest(server.url("/requests/echo/items"), method: .post).jsonBody(["name": "Ada", "team": "é☕︎"])
+            APIRequest(server.url("/requests/echo/items"), method: .post).jsonBody(["name": "Ada", "team": "é☕︎"])
         },
         Exchange("a form", as: Echo.self) { server in
-            HTTPRequest(server.url("/requests/echo/login"), method: .post).formBody(["user": "ada", "remember": "yes"])
+            APIRequest(server.url("/requests/echo/login"), method: .post).formBody(["user": "ada", "remember": "yes"])
         },
         Exchange("a multipart upload", as: Echo.self) { server in
-            HTTPRequest(server.url("/requests/echo/upload"), method: .post).multipartBody(
+            APIRequest(server.url("/requests/echo/upload"), method: .post).multipartBody(
                 MultipartBody().field("title", "dots").file(
                     "image", data: Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]), filename: "dots.png",
                     contentType: "image/png"))
         },
         Exchange("a 404 with an error body", as: User.self, errorParser: DecodableErrorParser<APIError>()) { server in
-            HTTPRequest(server.url("/users/999")).header("Authorization", "Bearer \(token)")
+            APIRequest(server.url("/users/999")).header("Authorization", "Bearer \(token)")
         },
         Exchange("a binary body", as: Data.self) { server in
-            HTTPRequest(server.url("/bytes/300")).header("Authorization", "Bearer \(token)")
+            APIRequest(server.url("/bytes/300")).header("Authorization", "Bearer \(token)")
         },
         Exchange("a redirect", as: User.self) { server in
-            HTTPRequest(server.url("/redirect")).query("to", "/users/1").header("Authorization", "Bearer \(token)")
+            APIRequest(server.url("/redirect")).query("to", "/users/1").header("Authorization", "Bearer \(token)")
         },
     ]
 

@@ -50,30 +50,30 @@ import Testing
     }
 
     @Test func answersSynchronouslyMatchingTheQueryInAnyOrder() throws {
-        let recordedRequest = HTTPRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "2")
+        let recordedRequest = APIRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "2")
         let mock = try MockPerformer(replaying: file([Self.recorded(recordedRequest, id: 7)]))
-        let asked = HTTPRequest(try url("http://api.test/search")).query("page", "2").query("q", "fetch")
+        let asked = APIRequest(try url("http://api.test/search")).query("page", "2").query("q", "fetch")
         #expect(try answer(mock, asked).get() == Item(id: 7))
     }
 
     @Test func matchesJSONBodiesAsJSONAndTellsDifferentOnesApart() throws {
-        let first = HTTPRequest(try url("http://api.test/items"), method: .post).body(
+        let first = APIRequest(try url("http://api.test/items"), method: .post).body(
             Data(#"{"name":"a","size":1}"#.utf8), contentType: "application/json")
-        let second = HTTPRequest(try url("http://api.test/items"), method: .post).body(
+        let second = APIRequest(try url("http://api.test/items"), method: .post).body(
             Data(#"{"name":"b","size":1}"#.utf8), contentType: "application/json")
         let mock = try MockPerformer(replaying: file([Self.recorded(first, id: 1), Self.recorded(second, id: 2)]))
-        let reordered = HTTPRequest(try url("http://api.test/items"), method: .post).body(
+        let reordered = APIRequest(try url("http://api.test/items"), method: .post).body(
             Data(#"{ "size": 1, "name": "b" }"#.utf8), contentType: "application/json")
         #expect(try answer(mock, reordered).get() == Item(id: 2))
         #expect(try answer(mock, first).get() == Item(id: 1))
     }
 
     @Test func ignoresTheBodyFieldsAndQueryItemsTheMatcherNames() throws {
-        let recordedRequest = HTTPRequest(try url("http://api.test/events"), method: .post)
+        let recordedRequest = APIRequest(try url("http://api.test/events"), method: .post)
             .query("nonce", "111")
             .body(Data(#"{"kind":"open","meta":{"timestamp":1000}}"#.utf8), contentType: "application/json")
         let archive = try file([Self.recorded(recordedRequest, id: 3)])
-        let later = HTTPRequest(try url("http://api.test/events"), method: .post)
+        let later = APIRequest(try url("http://api.test/events"), method: .post)
             .query("nonce", "222")
             .body(Data(#"{"kind":"open","meta":{"timestamp":2000}}"#.utf8), contentType: "application/json")
         let strict = try MockPerformer(replaying: archive)
@@ -84,12 +84,12 @@ import Testing
     }
 
     @Test func comparesHeadersOnlyWhenTheMatcherIncludesThem() throws {
-        let recordedRequest = HTTPRequest(try url("http://api.test/me"))
+        let recordedRequest = APIRequest(try url("http://api.test/me"))
             .header("Accept-Language", "en")
             .header("Authorization", "Bearer recorded-secret-token")
             .header("X-Request-ID", "1")
         let archive = try file([Self.recorded(recordedRequest, id: 4)])
-        let french = HTTPRequest(try url("http://api.test/me"))
+        let french = APIRequest(try url("http://api.test/me"))
             .header("Accept-Language", "fr")
             .header("Authorization", "Bearer another-token-today")
             .header("X-Request-ID", "2")
@@ -106,34 +106,34 @@ import Testing
     }
 
     @Test func aRedactedQueryValueMatchesAnyValue() throws {
-        let recordedRequest = HTTPRequest(try url("http://api.test/feed")).query("api_key", "secret-one-1234")
+        let recordedRequest = APIRequest(try url("http://api.test/feed")).query("api_key", "secret-one-1234")
         let entry = try HAR.Entry(
             request: recordedRequest,
             response: Response(status: 200, data: Data(#"{"id":5}"#.utf8), originalRequest: recordedRequest),
             startedDateTime: Date(), timings: .total(0), redaction: [.queryItem("api_key")])
         #expect(entry.request.url == "http://api.test/feed?api_key=REDACTED")
         let mock = try MockPerformer(replaying: file([entry]))
-        let asked = HTTPRequest(try url("http://api.test/feed")).query("api_key", "secret-two-5678")
+        let asked = APIRequest(try url("http://api.test/feed")).query("api_key", "secret-two-5678")
         #expect(try answer(mock, asked).get() == Item(id: 5))
     }
 
     @Test func matchesAMultipartBodyWhateverItsBoundary() throws {
-        func upload() throws -> HTTPRequest {
-            HTTPRequest(try url("http://api.test/upload"), method: .post).multipartBody(
+        func upload() throws -> APIRequest {
+            APIRequest(try url("http://api.test/upload"), method: .post).multipartBody(
                 MultipartBody().field("title", "cat").file("photo", data: Data([1, 2, 3]), filename: "cat.png"))
         }
         let mock = try MockPerformer(replaying: file([Self.recorded(try upload(), id: 6)]))
         #expect(try answer(mock, try upload()).get() == Item(id: 6))
-        let other = HTTPRequest(try url("http://api.test/upload"), method: .post).multipartBody(
+        let other = APIRequest(try url("http://api.test/upload"), method: .post).multipartBody(
             MultipartBody().field("title", "dog").file("photo", data: Data([1, 2, 3]), filename: "cat.png"))
         #expect(throws: NoRecordedAnswer.self) { try answer(mock, other).get() }
     }
 
     @Test func theSameRequestRecordedTwiceAnswersInRecordedOrderThenRepeatsTheLast() throws {
-        let poll = HTTPRequest(try url("http://api.test/jobs/1"))
+        let poll = APIRequest(try url("http://api.test/jobs/1"))
         let mock = try MockPerformer(
             replaying: file([
-                Self.recorded(poll, id: 1), Self.recorded(HTTPRequest(try url("http://api.test/other")), id: 0),
+                Self.recorded(poll, id: 1), Self.recorded(APIRequest(try url("http://api.test/other")), id: 0),
                 Self.recorded(poll, id: 2), Self.recorded(poll, id: 3),
             ]))
         let answers = try (0..<5).map { _ in try answer(mock, poll).get().id }
@@ -142,11 +142,11 @@ import Testing
 
     @Test func aRequestWithNoMatchNamesItTheClosestRecordedRequestAndWhatDiffers() throws {
         let archive = try file([
-            Self.recorded(HTTPRequest(try url("http://api.test/users")), id: 1),
-            Self.recorded(HTTPRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "2"), id: 2),
-            Self.recorded(HTTPRequest(try url("http://api.test/search"), method: .post), id: 3),
+            Self.recorded(APIRequest(try url("http://api.test/users")), id: 1),
+            Self.recorded(APIRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "2"), id: 2),
+            Self.recorded(APIRequest(try url("http://api.test/search"), method: .post), id: 3),
         ])
-        let asked = HTTPRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "3")
+        let asked = APIRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "3")
         let error = try #require(throws: NoRecordedAnswer.self) {
             try answer(MockPerformer(replaying: archive), asked).get()
         }
@@ -157,7 +157,7 @@ import Testing
                 == "No recorded answer in \(archive.path) for GET http://api.test/search?q=fetch&page=3; the closest"
                 + " recorded request is log.entries[1], GET http://api.test/search?q=fetch&page=2, which differs in"
                 + #" the query: page is "2" recorded, "3" here"#)
-        let posted = HTTPRequest(try url("http://api.test/users"), method: .post).body(
+        let posted = APIRequest(try url("http://api.test/users"), method: .post).body(
             Data(#"{"name":"Ada"}"#.utf8), contentType: "application/json")
         let twoParts = try #require(throws: NoRecordedAnswer.self) {
             try answer(MockPerformer(replaying: archive), posted).get()
@@ -168,7 +168,7 @@ import Testing
     }
 
     @Test func aTruncatedFileFailsWithAClearErrorAndNoPerformer() throws {
-        let whole = try file([Self.recorded(HTTPRequest(try url("http://api.test/a")), id: 1)], name: "whole.har")
+        let whole = try file([Self.recorded(APIRequest(try url("http://api.test/a")), id: 1)], name: "whole.har")
         let data = try Data(contentsOf: whole)
         let truncated = directory.appendingPathComponent("truncated.har")
         try data.prefix(data.count - 40).write(to: truncated)
@@ -187,7 +187,7 @@ import Testing
     }
 
     @Test func aMissingFieldFailsNamingItsJSONPath() throws {
-        let entries = try (0..<4).map { try Self.recorded(HTTPRequest(try url("http://api.test/\($0)")), id: $0) }
+        let entries = try (0..<4).map { try Self.recorded(APIRequest(try url("http://api.test/\($0)")), id: $0) }
         let whole = try file(entries, name: "four.har")
         var json = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: whole)) as? [String: Any])
         json = HARTests.setting(json, ["log", "entries", 3, "response", "status"], to: nil)
@@ -226,12 +226,12 @@ import Testing
         try Data(exported.utf8).write(to: fixture)
         let mock = try MockPerformer(replaying: fixture)
         #expect(
-            try answer(mock, HTTPRequest(try url("https://api.example.com/items/8")).query("lang", "en")).get()
+            try answer(mock, APIRequest(try url("https://api.example.com/items/8")).query("lang", "en")).get()
                 == Item(id: 8))
     }
 
     @Test func errorBodiesGoThroughTheErrorParserAsWithEveryDouble() throws {
-        let request = HTTPRequest(try url("http://api.test/users/9"))
+        let request = APIRequest(try url("http://api.test/users/9"))
         let response = Response(
             status: 404, headers: ["Content-Type": "application/json"],
             data: Data(#"{"error":true,"reason":"no user with id 9"}"#.utf8), originalRequest: request)

@@ -21,8 +21,8 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    func request(_ path: String) throws -> HTTPRequest {
-        HTTPRequest(try #require(URL(string: "http://api.test" + path)))
+    func request(_ path: String) throws -> APIRequest {
+        APIRequest(try #require(URL(string: "http://api.test" + path)))
     }
 
     func perform(_ performer: ReplayingPerformer, _ path: String) async throws -> Item {
@@ -89,7 +89,7 @@ import Testing
     @Test func onceRecordsARealSessionAndReplaysItWithoutTheNetwork() async throws {
         let server = try TestServer.running()
         let file = directory.appendingPathComponent("session.har")
-        let request = HTTPRequest(server.url("/users/1"))
+        let request = APIRequest(server.url("/users/1"))
         let recorder = try ReplayingPerformer(harFile: file, live: makeSession())
         let recorded: User = try await recorder.perform(request)
         let offline = try ReplayingPerformer(

@@ -1,0 +1,58 @@
+import Foundation
+
+extension RequestPerforming {
+    /// This performer, recording every call that gets a response into `harFile`, a HAR 1.2 archive that browsers'
+    /// developer tools, Charles and Proxyman open, and that FetchTesting's `MockPerformer(replaying:)` answers from.
+    ///
+    /// ```swift
+    /// let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-API-Key")])
+    /// let user: User = try await recorded.perform(GetUser(id: 1))
+    /// ```
+    ///
+    /// Each call becomes one entry, written before the call completes; the file on disk is a whole archive after
+    /// every write (a temporary file renamed over it). A call whose entry cannot be written fails with that error,
+    /// so a fixture never silently misses an exchange. Calls that fail without a response are not recorded. The
+    /// recording sees the request as it reaches it: put it outermost, as here, to record what the app asked for
+    /// rather than the credentials that middlewares inside it add.
+    ///
+    /// - Parameters:
+    ///   - harFile: The archive to record into: appended to when it exists, created otherwise.
+    ///   - redaction: The secrets kept out of the file, besides `Authorization`, `Proxy-Authorization`, `Cookie`
+    ///     and `Set-Cookie`, which are always kept out. The default is those four alone.
+    /// - Returns: The pipeline with the recording in front.
+    /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive.
+    public func recording(to harFile: URL, redacting redaction: HARRedaction = .default) throws -> Pipeline {
+        with(HARRecordingMiddleware(writer: try HARWriter(file: harFile), redaction: redaction))
+    }
+}
+
+/// Records each call that gets a response as one entry of a HAR archive.
+private struct HARRecordingMiddleware: Middleware {
+    let writer: HARWriter
+    let redaction: HARRedaction
+
+    func intercept(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
+        let started = Date()
+        let clock = ContinuousClock.now
+        next(request) { result in
+            guard case .success(let response) = result else {
+                completion(result)
+                return
+            }
+            do {
+                let entry = try HAR.Entry(
+                    request: request, response: response, startedDateTime: started,
+                    timings: .total(clock.duration(to: .now)), redaction: redaction)
+                try writer.append(entry)
+                completion(result)
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+}

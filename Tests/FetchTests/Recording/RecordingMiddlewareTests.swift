@@ -1,0 +1,78 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `recording(to:redacting:)` over a real `Session`: every call becomes an entry of a valid HAR file, with no
+/// secret in it, and the file answers the same calls offline.
+@Suite struct RecordingMiddlewareTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    private func temporaryFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).har")
+    }
+
+    @Test func recordsRealCallsIntoAValidFileWithoutSecretsThatReplaysOffline() async throws {
+        let file = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let token = "Bearer s3cr3t-t0k3n-\(UUID().uuidString)"
+        let recorded = try makeSession().recording(to: file, redacting: [.header("X-API-Key")])
+        let user = TestRequest(server.url("/users/1"), headers: ["Authorization": token, "X-API-Key": "k3y-k3y-k3y"])
+        let missing = TestRequest(server.url("/users/999"), headers: ["Authorization": token])
+        let created = TestRequest(
+            server.url("/echo/items?b=2&a=1"), method: .post, headers: ["Content-Type": "application/json"],
+            body: Data(#"{"name":"Ada"}"#.utf8))
+
+        let live: User = try await recorded.perform(user)
+        let liveEcho: Echo = try await recorded.perform(created)
+        await #expect(throws: APIError.self) {
+            let _: User = try await recorded.perform(missing, errorParser: DecodableErrorParser<APIError>())
+        }
+
+        let bytes = try Data(contentsOf: file)
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("s3cr3t-t0k3n"))
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("k3y-k3y-k3y"))
+        #expect(try HAR(contentsOf: file).log.entries.count == 3)
+        let verdict = try HARValidator.check(file)
+        #expect(verdict.isValid, "\(verdict.output)")
+
+        let offline = try MockPerformer(replaying: file)
+        let replayed = Captured<Result<User, any Error>>()
+        offline.perform(user, completion: replayed.capture)
+        #expect(try replayed.value?.get() == live)
+        let replayedEcho = Captured<Result<Echo, any Error>>()
+        offline.perform(created, completion: replayedEcho.capture)
+        #expect(try replayedEcho.value?.get().body == liveEcho.body)
+        let notFound = Captured<Result<User, any Error>>()
+        offline.perform(missing, errorParser: DecodableErrorParser<APIError>(), completion: notFound.capture)
+        #expect(throws: APIError.self) { try notFound.value?.get() }
+    }
+
+    @Test func concurrentCallsEachBecomeOneEntry() async throws {
+        let file = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let recorded = try MockPerformer(response: .json(#"{"ok":true}"#)).recording(to: file)
+        let done = Captured<Result<Data, any Error>>()
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            recorded.perform(TestRequest("http://example.test/items/\(index)"), completion: done.capture)
+        }
+        #expect(try done.values.allSatisfy { try $0.get().isEmpty == false })
+        #expect(try HAR(contentsOf: file).log.entries.count == 200)
+        #expect(try HARValidator.check(file).isValid)
+    }
+
+    @Test func aFileThatIsNotHARIsRefusedUpFront() throws {
+        let file = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("[1, 2, 3]".utf8).write(to: file)
+        #expect(throws: HARError.self) { try MockPerformer(status: 200).recording(to: file) }
+    }
+}
