@@ -229,6 +229,7 @@ struct StoredResponse: Sendable {
     /// - Parameters:
     ///   - now: The time of the request.
     ///   - forError: Whether revalidation failed with a transport error or a 500, 502, 503 or 504.
+    /// - Returns: `true` when the stale response may be served.
     func isUsableStale(at now: Date, forError: Bool) -> Bool {
         guard !isFresh(at: now), !forbidsStaleUse else {
             return false
