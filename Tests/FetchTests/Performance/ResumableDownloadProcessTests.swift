@@ -3,12 +3,6 @@ import FetchTesting
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Resumable downloads that need processes of their own: a 100 MB download whose memory is measured away from the
 /// other tests' (as ``LargeUploadTests`` does), and a download whose process is killed midway and finished by the
 /// next one.
@@ -32,9 +26,8 @@ import Testing
         let destination = directory.url.appending(path: "hundred.bin")
         let digest = try await server.digest(size: Self.hundredMegabytes)
 
-        let child = try Child(
-            test: "aHundredMegabytesDroppedEveryTenDownloadWholeInFlatMemory", url: url, destination: destination,
-            sha256: digest)
+        let child = try Self.child(
+            "aHundredMegabytesDroppedEveryTenDownloadWholeInFlatMemory", url, destination, digest)
         let finished = try await child.finish(within: .seconds(240))
 
         #expect(finished.status == 0, "the downloading run failed:\n\(finished.output)")
@@ -58,7 +51,7 @@ import Testing
         let digest = try await server.digest(size: size)
         let test = "aDownloadKilledMidwayIsFinishedByTheNextProcess"
 
-        let first = try Child(test: test, url: url, destination: destination, sha256: digest)
+        let first = try Self.child(test, url, destination, digest)
         // The server stalls at 3 MiB; the last MiB before it may still be on its way through the client.
         try await first.waitForProgress(atLeast: Int64(stallAt - (1 << 20)), within: .seconds(60))
         first.kill()
@@ -67,7 +60,7 @@ import Testing
         #expect(kept >= Int64(stallAt - (1 << 20)) && kept <= Int64(stallAt))
         #expect(FileManager.default.fileExists(atPath: destination.path + ".part.json"))
 
-        let second = try Child(test: test, url: url, destination: destination, sha256: digest)
+        let second = try Self.child(test, url, destination, digest)
         let finished = try await second.finish(within: .seconds(60))
 
         #expect(finished.status == 0, "the second run failed:\n\(finished.output)")
@@ -77,6 +70,18 @@ import Testing
         #expect(stats.sent == size + stallAt - Int(kept))
         #expect(FileSize.of(destination) == Int64(size))
         #expect(!FileManager.default.fileExists(atPath: destination.path + ".part.json"))
+    }
+
+    /// Starts this binary again as the child that runs `test`.
+    static func child(_ test: String, _ url: URL, _ destination: URL, _ sha256: String) throws -> ChildTestRun {
+        try ChildTestRun(
+            filter: "ResumableDownloadProcessTests/\(test)",
+            environment: [
+                childVariable: "1",
+                "FETCH_RESUME_URL": url.absoluteString,
+                "FETCH_RESUME_DESTINATION": destination.path,
+                "FETCH_RESUME_SHA256": sha256,
+            ])
     }
 
     /// The child's side: downloads the environment's URL, printing progress, and checks its memory if asked.
@@ -110,90 +115,6 @@ import Testing
     /// Writes a line to standard output at once: `print` buffers when the output is a pipe.
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-}
-
-/// A child run of this test binary, filtered to one test, with its output collected line by line.
-private final class Child: Sendable {
-    private let process: Process
-    private let lines = Captured<String>()
-    private let exit = Captured<Int32>()
-    /// Captures once when the child's output has ended.
-    private let outputEnded = Captured<Bool>()
-
-    struct Finished {
-        let status: Int32
-        let output: String
-    }
-
-    init(test: String, url: URL, destination: URL, sha256: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "ResumableDownloadProcessTests/\(test)"]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            ResumableDownloadProcessTests.childVariable: "1",
-            "FETCH_RESUME_URL": url.absoluteString,
-            "FETCH_RESUME_DESTINATION": destination.path,
-            "FETCH_RESUME_SHA256": sha256,
-        ]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.terminationHandler = { [exit] in exit.capture($0.terminationStatus) }
-        self.process = process
-        try process.run()
-        let (lines, outputEnded) = (lines, outputEnded)
-        Thread.detachNewThread {
-            defer { outputEnded.capture(true) }
-            var line = Data()
-            // `availableData` returns what has arrived (`read(upToCount:)` would wait for the whole count), and
-            // nothing once the pipe has closed.
-            while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
-                for byte in chunk {
-                    if byte == UInt8(ascii: "\n") {
-                        lines.capture(String(decoding: line, as: UTF8.self))
-                        line.removeAll()
-                    } else {
-                        line.append(byte)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Waits until the child has printed progress of at least `bytes`.
-    func waitForProgress(atLeast bytes: Int64, within timeout: Duration) async throws {
-        var seen = 0
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let all = try await lines.wait(for: seen + 1, timeout: deadline - ContinuousClock.now)
-            seen = all.count
-            if all.contains(where: { $0.hasPrefix("PROGRESS ") && (Int64($0.dropFirst(9)) ?? 0) >= bytes }) {
-                return
-            }
-        }
-        throw TestServerError("the child printed no progress of \(bytes) bytes within \(timeout):\n\(lines.values)")
-    }
-
-    /// Kills the child at once, as a crash or the system would.
-    func kill() {
-        #if canImport(Glibc)
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        #else
-            _ = Darwin.kill(process.processIdentifier, SIGKILL)
-        #endif
-    }
-
-    func finish(within timeout: Duration) async throws -> Finished {
-        let status: Int32
-        do {
-            status = try await exit.first(timeout: timeout)
-        } catch {
-            process.terminate()
-            throw error
-        }
-        _ = try await outputEnded.first(timeout: .seconds(10))
-        return Finished(status: status, output: lines.values.joined(separator: "\n"))
     }
 }
 
