@@ -23,7 +23,8 @@ import Foundation
 ///
 /// On Linux, a download that is cancelled or fails midway leaves its partial `<UUID>.tmp` file in
 /// `NSTemporaryDirectory()`: swift-corelibs-foundation neither deletes it nor says which file it is, and deleting it
-/// while its transfer thread may still write would crash the process.
+/// while its transfer thread may still write would crash the process. A download given a ``DownloadResumption``
+/// writes the body itself, to a partial file beside its destination, and resumes from it.
 ///
 /// A `TransferSession` owns a `URLSession` with a delegate of its own, separate from any ``Session``, and
 /// invalidates it when released.
