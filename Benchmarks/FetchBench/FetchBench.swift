@@ -33,6 +33,7 @@ struct FetchBench {
         pipelineRows(into: &table, options: options, server: server)
         let deduplicated = deduplicationRows(into: &table, options: options)
         let cached = cacheRows(into: &table, options: options, server: server)
+        resumeRow(into: &table, options: options)
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.

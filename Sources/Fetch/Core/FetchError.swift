@@ -54,6 +54,10 @@ public enum FetchError: Error, Sendable {
     /// rejection that asked for the refresh.
     case credentialRefreshFailed(any Error, Response)
 
+    /// A downloaded file failed its check and was not moved into place: its length differs from the total the
+    /// server announced, or its SHA-256 from the expected one. The string says which.
+    case integrityCheckFailed(url: URL, reason: String)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
@@ -61,7 +65,8 @@ public enum FetchError: Error, Sendable {
             response
         case .attemptsExhausted(_, let lastError, _):
             (lastError as? FetchError)?.response
-        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused:
+        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused,
+            .integrityCheckFailed:
             nil
         }
     }
@@ -101,6 +106,8 @@ extension FetchError: CustomStringConvertible {
         case .credentialRefreshFailed(let error, let response):
             return
                 "\(ErrorText.exchange(response)), and refreshing the credentials failed: \(ErrorText.describe(error))"
+        case .integrityCheckFailed(let url, let reason):
+            return "The download of \(url.absoluteString) failed its check, so it was not kept: \(reason)"
         }
     }
 }

@@ -12,6 +12,12 @@ package struct CacheControl: Sendable {
     package var isPrivate = false
     /// `must-revalidate`: once stale, the response must not be used without revalidation.
     package var mustRevalidate = false
+    /// `stale-while-revalidate=N` (RFC 5861 §3): for N seconds after it becomes stale, the response may be served
+    /// while it is revalidated in the background.
+    package var staleWhileRevalidate: TimeInterval?
+    /// `stale-if-error=N` (RFC 5861 §4): for N seconds after it becomes stale, the response may be served when
+    /// revalidating it fails (a transport error, or a 500, 502, 503 or 504).
+    package var staleIfError: TimeInterval?
 
     /// Reads the directives of a `Cache-Control` value; unknown directives are ignored, as RFC 9111 requires.
     package init(_ value: String?) {
@@ -29,6 +35,10 @@ package struct CacheControl: Sendable {
             case "max-age":
                 // An invalid max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever.
                 maxAge = argument.map { TimeInterval($0.trimmingCharacters(in: ["\""])) ?? 0 } ?? 0
+            case "stale-while-revalidate":
+                staleWhileRevalidate = argument.flatMap(Self.seconds)
+            case "stale-if-error":
+                staleIfError = argument.flatMap(Self.seconds)
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "private": isPrivate = true
@@ -36,5 +46,13 @@ package struct CacheControl: Sendable {
             default: continue
             }
         }
+    }
+
+    /// A directive's delta-seconds argument (quotes tolerated); `nil` when it is not a non-negative number.
+    private static func seconds(_ argument: String) -> TimeInterval? {
+        guard let value = TimeInterval(argument.trimmingCharacters(in: ["\""])), value >= 0, value.isFinite else {
+            return nil
+        }
+        return value
     }
 }

@@ -103,6 +103,13 @@ struct StoredResponse: Sendable {
     let freshnessLifetime: TimeInterval
     /// The response's age when it arrived (RFC 9111 §4.2.3), from `Date` and `Age`.
     let initialAge: TimeInterval
+    /// `must-revalidate` or `no-cache`: once stale, the response must not be served without revalidation, even
+    /// under `stale-while-revalidate` or `stale-if-error` (RFC 9111 §4.2.4).
+    let forbidsStaleUse: Bool
+    /// `stale-while-revalidate`, in seconds; 0 when absent.
+    let staleWhileRevalidate: TimeInterval
+    /// `stale-if-error`, in seconds; 0 when absent.
+    let staleIfError: TimeInterval
 
     /// Keeps `received` when HTTP allows a private cache to store it and it can be used later; `nil` otherwise.
     init?(
@@ -140,7 +147,8 @@ struct StoredResponse: Sendable {
         }
     }
 
-    private init(
+    /// A stored response from its parts, as the disk store reads them back; the rest is worked out from the headers.
+    init(
         key: String,
         status: Int,
         headers: [String: String],
@@ -163,6 +171,9 @@ struct StoredResponse: Sendable {
         let date = Self.value(forHeader: "Date", in: headers).flatMap(HTTPDate.date(from:)) ?? responseTime
         freshnessLifetime = Self.freshnessLifetime(control: control, headers: headers, date: date)
         requiresRevalidation = control.noCache || freshnessLifetime <= 0
+        forbidsStaleUse = control.noCache || control.mustRevalidate
+        staleWhileRevalidate = control.staleWhileRevalidate ?? 0
+        staleIfError = control.staleIfError ?? 0
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
         let ageValue =
             Self.value(forHeader: "Age", in: headers).flatMap {
@@ -203,6 +214,27 @@ struct StoredResponse: Sendable {
 
     func isFresh(at now: Date) -> Bool {
         freshnessLifetime > age(at: now)
+    }
+
+    /// How long the response has been stale at `now`: 0 while it is fresh.
+    func staleness(at now: Date) -> TimeInterval {
+        max(0, age(at: now) - freshnessLifetime)
+    }
+
+    /// Whether the response, stale at `now`, may still be served without waiting for revalidation (RFC 5861):
+    /// within `stale-if-error` of its expiry when revalidation failed (`forError`), within `stale-while-revalidate`
+    /// otherwise (served at once while a revalidation runs in the background). Never for a fresh response (serve
+    /// it as fresh), nor for one marked `must-revalidate` or `no-cache`.
+    ///
+    /// - Parameters:
+    ///   - now: The time of the request.
+    ///   - forError: Whether revalidation failed with a transport error or a 500, 502, 503 or 504.
+    /// - Returns: `true` when the stale response may be served.
+    func isUsableStale(at now: Date, forError: Bool) -> Bool {
+        guard !isFresh(at: now), !forbidsStaleUse else {
+            return false
+        }
+        return staleness(at: now) <= (forError ? staleIfError : staleWhileRevalidate)
     }
 
     /// Whether `request` differs from the stored request in a header the response's `Vary` names.

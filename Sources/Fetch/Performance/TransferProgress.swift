@@ -1,4 +1,8 @@
 /// How far a download or an upload has come.
+///
+/// The values of one transfer never go backwards, with one exception: a resumable download that must start over
+/// (see ``Event/restarting(_:)``) begins again at zero bytes, with a value that says so. A download that resumes
+/// where it stopped continues from its count, so its values end at the total however often it resumed.
 public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     /// The bytes received (a download) or sent (an upload) so far.
     public let completedBytes: Int64
@@ -7,14 +11,43 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     /// when unknown.
     public let expectedBytes: Int64?
 
+    /// What just happened to a resumable download, or `nil` for a value that only counts bytes.
+    public let event: Event?
+
+    /// Something that happened to a resumable download, reported with the progress value that follows it.
+    public enum Event: Sendable, Equatable {
+        /// The download continues from ``TransferProgress/completedBytes`` with a range request: after its
+        /// connection dropped or timed out, or from a partial file that an earlier run left.
+        case resuming
+        /// The download starts over from zero bytes; the value that carries this event has ``completedBytes`` 0.
+        case restarting(RestartReason)
+    }
+
+    /// Why a resumable download starts over rather than resumes.
+    public enum RestartReason: Sendable, Equatable {
+        /// The server answered a range request with the whole resource: it changed since the download began.
+        case resourceChanged
+        /// The server does not announce `Accept-Ranges: bytes`.
+        case rangesNotSupported
+        /// The response has neither an `ETag` (a strong one) nor a `Last-Modified`, so a resumed body could not be
+        /// told apart from a changed one.
+        case noValidator
+        /// The server answered `416 Range Not Satisfiable`: the resource is shorter than the bytes already kept.
+        case rangeNotSatisfiable
+        /// The partial file or its record, left by an earlier run, is unreadable or belongs to another download.
+        case unusablePartialFile
+    }
+
     /// Creates a progress value.
     ///
     /// - Parameters:
     ///   - completedBytes: The bytes transferred so far.
     ///   - expectedBytes: The bytes expected in all, or `nil` when unknown.
-    public init(completedBytes: Int64, expectedBytes: Int64?) {
+    ///   - event: What just happened to a resumable download, or `nil`.
+    public init(completedBytes: Int64, expectedBytes: Int64?, event: Event? = nil) {
         self.completedBytes = completedBytes
         self.expectedBytes = expectedBytes
+        self.event = event
     }
 
     /// The part done, from 0 to 1, or `nil` when the total is unknown.
@@ -25,8 +58,13 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
         return min(1, Double(completedBytes) / Double(expectedBytes))
     }
 
-    /// `12345 of 200000 bytes`, or `12345 bytes` when the total is unknown.
+    /// `12345 of 200000 bytes`, or `12345 bytes` when the total is unknown, followed by the event if there is one.
     public var description: String {
-        expectedBytes.map { "\(completedBytes) of \($0) bytes" } ?? "\(completedBytes) bytes"
+        let bytes = expectedBytes.map { "\(completedBytes) of \($0) bytes" } ?? "\(completedBytes) bytes"
+        switch event {
+        case nil: return bytes
+        case .resuming: return "\(bytes), resuming"
+        case .restarting(let reason): return "\(bytes), restarting (\(reason))"
+        }
     }
 }

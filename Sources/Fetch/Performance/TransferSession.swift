@@ -23,7 +23,8 @@ import Foundation
 ///
 /// On Linux, a download that is cancelled or fails midway leaves its partial `<UUID>.tmp` file in
 /// `NSTemporaryDirectory()`: swift-corelibs-foundation neither deletes it nor says which file it is, and deleting it
-/// while its transfer thread may still write would crash the process.
+/// while its transfer thread may still write would crash the process. A download given a ``DownloadResumption``
+/// writes the body itself, to a partial file beside its destination, and resumes from it.
 ///
 /// A `TransferSession` owns a `URLSession` with a delegate of its own, separate from any ``Session``, and
 /// invalidates it when released.
@@ -122,6 +123,51 @@ public final class TransferSession: Sendable {
         return start(state) { urlSession.downloadTask(with: $0) }
     }
 
+    /// Downloads the response body of `request` into the file at `destination`, resuming from where it stopped when
+    /// the connection drops, as `resumption` describes.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send; resumed attempts add `Range` and `If-Range` to it.
+    ///   - destination: The file URL to write the body to, replacing any file there once the body is whole and
+    ///     checked. The partial file and its record sit beside it meanwhile.
+    ///   - resumption: How to resume, retry and check the download.
+    ///   - errorParser: The object that turns an error body into an error, or `nil`.
+    ///   - progress: Called on ``callbackQueue`` with the bytes in the partial file so far and what happened to the
+    ///     download (``TransferProgress/event``), in order, ending with the total before `completion`.
+    ///   - completion: Called exactly once on ``callbackQueue`` with the response of the last request (`206 Partial
+    ///     Content` when the download was resumed; its body is in the file), or the error: as for
+    ///     ``download(_:to:errorParser:progress:completion:)``, plus ``FetchError/integrityCheckFailed(url:reason:)``
+    ///     and ``FetchError/attemptsExhausted(attempts:lastError:)``.
+    /// - Returns: A handle that cancels the download; the partial file stays, for a later download to resume.
+    @discardableResult
+    public func download(
+        _ request: any Request,
+        to destination: URL,
+        resumption: DownloadResumption,
+        errorParser: (any ErrorParsing)? = nil,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        let download = ResumingDownload(
+            request: request,
+            destination: destination,
+            resumption: resumption,
+            redirectPolicy: redirectPolicy,
+            defaultTimeout: defaultTimeout,
+            queue: CallbackDelivery.queueForCurrentCall(callbackQueue),
+            progress: progress,
+            parse: { Parsing.requireSuccess($0, errorParser: errorParser) },
+            completion: completion,
+            makeTask: { [urlSession, delegate] urlRequest, download in
+                let task = urlSession.dataTask(with: urlRequest)
+                delegate.register(download, for: task)
+                return task
+            }
+        )
+        download.start()
+        return download
+    }
+
     /// Uploads the file at `file` as the body of `request`, and parses the response as `T`.
     ///
     /// - Parameters:
@@ -188,6 +234,30 @@ public final class TransferSession: Sendable {
         }
     }
 
+    /// Downloads the response body of `request` into `destination`, resuming from where it stopped when the
+    /// connection drops, and reports progress through an `AsyncSequence`.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - destination: The file URL to write the body to.
+    ///   - resumption: How to resume, retry and check the download.
+    ///   - errorParser: The object that turns an error body into an error, or `nil`.
+    /// - Returns: The transfer: await its ``Transfer/value``, iterate its ``Transfer/progress``, or cancel it.
+    public func download(
+        _ request: any Request,
+        to destination: URL,
+        resumption: DownloadResumption,
+        errorParser: (any ErrorParsing)? = nil
+    ) -> Transfer<Response> {
+        Transfer { progress, completion in
+            CompletionDelivery.$isImmediate.withValue(true) {
+                download(
+                    request, to: destination, resumption: resumption, errorParser: errorParser, progress: progress,
+                    completion: completion)
+            }
+        }
+    }
+
     /// Uploads the file at `file` as the body of `request`, reporting progress through an `AsyncSequence`.
     ///
     /// - Parameters:
@@ -224,6 +294,69 @@ public final class TransferSession: Sendable {
     }
 }
 
+/// The progress values a ``Transfer`` has not handed to its reader yet.
+///
+/// It keeps the newest 256 values: a slow reader loses the oldest byte counts, never an event
+/// (``TransferProgress/event``) nor the newest value. So memory stays bounded (beyond 256 values, by the number of
+/// events, which the retry policy bounds) and the last value read is the final count.
+private final class ProgressBuffer: Sendable {
+    private static var limit: Int { 256 }
+
+    private struct State {
+        var values: [TransferProgress] = []
+        var isFinished = false
+        var reader: CheckedContinuation<TransferProgress?, Never>?
+    }
+
+    private let state = Locked(State())
+
+    func push(_ value: TransferProgress) {
+        let reader = state.withLock { state -> CheckedContinuation<TransferProgress?, Never>? in
+            guard !state.isFinished else {
+                return nil
+            }
+            if let reader = state.reader {
+                state.reader = nil
+                return reader
+            }
+            if state.values.count >= Self.limit, let oldest = state.values.firstIndex(where: { $0.event == nil }) {
+                state.values.remove(at: oldest)
+            }
+            state.values.append(value)
+            return nil
+        }
+        reader?.resume(returning: value)
+    }
+
+    func finish() {
+        let reader = state.withLock { state -> CheckedContinuation<TransferProgress?, Never>? in
+            state.isFinished = true
+            defer { state.reader = nil }
+            return state.reader
+        }
+        reader?.resume(returning: nil)
+    }
+
+    /// The next value, waiting for it; `nil` once the transfer has ended and every value has been read.
+    func next() async -> TransferProgress? {
+        await withCheckedContinuation { continuation in
+            let value = state.withLock { state -> TransferProgress?? in
+                if !state.values.isEmpty {
+                    return .some(state.values.removeFirst())
+                }
+                if state.isFinished {
+                    return .some(nil)
+                }
+                state.reader = continuation
+                return nil
+            }
+            if let value {
+                continuation.resume(returning: value)
+            }
+        }
+    }
+}
+
 /// A download or upload in flight, for `async` code: its progress as an `AsyncSequence`, its result to await.
 ///
 /// Cancelling the `Task` that awaits ``value`` cancels the transfer, as ``cancel()`` does.
@@ -244,15 +377,10 @@ public final class Transfer<Value: Sendable>: Cancellable {
             @escaping @Sendable (TransferProgress) -> Void, @escaping @Sendable (Result<Value, any Error>) -> Void
         ) -> any Cancellable
     ) {
-        // A slow reader loses intermediate values, never the newest, so memory stays bounded and the last value
-        // is the final count.
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: TransferProgress.self,
-            bufferingPolicy: .bufferingNewest(256)
-        )
-        progress = stream
+        let buffer = ProgressBuffer()
+        progress = AsyncStream(unfolding: { await buffer.next() })
         let report: @Sendable (Result<Value, any Error>) -> Void = { [outcome] result in
-            continuation.finish()
+            buffer.finish()
             let waiting = outcome.withLock { outcome -> [CheckedContinuation<Value, any Error>] in
                 guard case .running(let waiting) = outcome else {
                     return []
@@ -264,7 +392,7 @@ public final class Transfer<Value: Sendable>: Cancellable {
                 waiter.resume(with: result)
             }
         }
-        let cancellable = start({ continuation.yield($0) }, report)
+        let cancellable = start({ buffer.push($0) }, report)
         call.withLock { $0 = cancellable }
     }
 

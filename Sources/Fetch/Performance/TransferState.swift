@@ -10,12 +10,20 @@ protocol TransferTracking: AnyObject, Sendable {
     func didTransfer(_ completed: Int64, of expected: Int64)
     /// A download's body is complete in the temporary file at `location`, which is deleted when this returns.
     func didFinishDownloading(_ task: URLSessionTask, to location: URL)
-    /// Part of an upload's response body arrived.
+    /// The response to a data task arrived: whether to receive its body.
+    func didReceive(_ response: URLResponse, for task: URLSessionTask) -> URLSession.ResponseDisposition
+    /// Part of a data task's body arrived (an upload's response, a resumable download's body).
     func didReceive(_ data: Data)
     /// The task ended, with `error` when it failed.
     func didComplete(_ task: URLSessionTask, error: (any Error)?)
     /// The server redirected the task: the request to follow it with, or `nil` not to follow it.
     func willRedirect(after response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
+}
+
+extension TransferTracking {
+    func didReceive(_ response: URLResponse, for task: URLSessionTask) -> URLSession.ResponseDisposition {
+        .allow
+    }
 }
 
 /// One download or upload: its task, its progress so far, and whether it has finished.
@@ -271,6 +279,15 @@ final class TransferDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDa
         totalBytesExpectedToSend: Int64
     ) {
         transfer(for: task)?.didTransfer(totalBytesSent, of: totalBytesExpectedToSend)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        completionHandler(transfer(for: dataTask)?.didReceive(response, for: dataTask) ?? .allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -1,0 +1,337 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Responses kept in files in one directory, so that they outlive the process, bounded in bytes, evicting the least
+/// recently used first.
+///
+/// **Files.** Each response is one file, `<SHA-256 of the key>.response`: a magic number, the metadata (status,
+/// headers, URL, `Vary` values, times) as JSON, the body, and the SHA-256 of all of it. A file is written under a
+/// temporary name (`.<name>.<UUID>.tmp`) and renamed into place, so a reader sees a whole file or none. A file that
+/// is truncated, corrupt, of another format or another key is never served: it is removed when met. Files in the
+/// directory that are not the store's are removed when the store opens it; temporary files are left alone for an
+/// hour, in case another process is writing them.
+///
+/// **Recency.** Each store keeps an index of the files (size and last use) in memory, built from the directory when
+/// it opens (last use is the file's modification date, which every hit and write refreshes) and kept up to date by
+/// its own reads and writes.
+///
+/// **Several stores on one directory** (two performers, two processes) do not corrupt each other: writes are whole
+/// files renamed into place (the last writer of a key wins), reads tolerate a file that vanishes or changes between
+/// the index and the read, and a lookup reads the file even when the index does not know it, so one store answers
+/// from what another wrote. Each store enforces the limit on the files it knows and re-reads the directory every
+/// 256 writes, so together they stay near the limit rather than exactly under it; an eviction may remove a response
+/// another store has just written, which costs a network request, never a wrong answer.
+final class DiskResponseStore: Sendable {
+    private struct Entry {
+        var size: Int
+        var lastUse: UInt64
+    }
+
+    private struct Index {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var uses: UInt64 = 0
+        var writesSinceScan = 0
+    }
+
+    /// The directory that holds the files.
+    let directory: URL
+    private let limit: Int
+    private let index = Locked(Index())
+
+    /// The files' first bytes, which say what they are and in which format.
+    private static let magic = Data("FETCHRS1".utf8)
+    private static let suffix = ".response"
+    private static let hexDigits = Set("0123456789abcdef".utf8)
+    private static var rescanInterval: Int { 256 }
+    private static var temporaryFileLifetime: TimeInterval { 3600 }
+
+    /// Opens (creating it if needed) the store in `directory`, which should be the store's own.
+    ///
+    /// - Throws: The file system's error when the directory cannot be created or listed.
+    init(directory: URL, limit: Int) throws {
+        self.directory = directory
+        self.limit = limit
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scanned = try scan()
+        index.withLock { index in
+            index = scanned
+            evict(&index)
+        }
+    }
+
+    var bytes: Int {
+        index.withLock { $0.bytes }
+    }
+
+    var count: Int {
+        index.withLock { $0.entries.count }
+    }
+
+    func response(for key: String, matching request: URLRequest) -> StoredResponse? {
+        let name = Self.fileName(for: key)
+        let file = directory.appendingPathComponent(name)
+        guard let contents = try? Data(contentsOf: file) else {  // nil: no such file (or it just went)
+            index.withLock { forget(name, in: &$0) }
+            return nil
+        }
+        guard let response = Self.decode(contents), response.key == key else {
+            try? FileManager.default.removeItem(at: file)  // nil: another store removed it first
+            index.withLock { forget(name, in: &$0) }
+            return nil
+        }
+        index.withLock { index in
+            // Another store may have written this file since this one last saw it.
+            index.uses += 1
+            index.bytes += contents.count - (index.entries[name]?.size ?? 0)
+            index.entries[name] = Entry(size: contents.count, lastUse: index.uses)
+        }
+        // Best effort: the modification date only orders evictions after a restart.
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+        return response.varies(from: request) ? nil : response
+    }
+
+    /// Writes `response` to its file. A response whose file would exceed the whole limit is not stored, and one
+    /// that cannot be written (a full disk, say) is not either: a cache that cannot store only costs requests.
+    func insert(_ response: StoredResponse) {
+        guard let contents = Self.encode(response) else {
+            return
+        }
+        let name = Self.fileName(for: response.key)
+        guard contents.count <= limit else {
+            remove(response.key)
+            return
+        }
+        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        do {
+            try Self.writeNewFile(temporary, contents: contents)
+            try Self.replace(directory.appendingPathComponent(name), with: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)  // nil: it was never created
+            return
+        }
+        let rescan = index.withLock { index -> Bool in
+            index.uses += 1
+            index.bytes += contents.count - (index.entries[name]?.size ?? 0)
+            index.entries[name] = Entry(size: contents.count, lastUse: index.uses)
+            index.writesSinceScan += 1
+            return index.writesSinceScan >= Self.rescanInterval
+        }
+        if rescan, let scanned = try? scan() {  // nil: the directory cannot be listed; keep the index as it is
+            index.withLock { index in
+                index = merged(scanned, into: index)
+            }
+        }
+        index.withLock { evict(&$0) }
+    }
+
+    func remove(_ key: String) {
+        let name = Self.fileName(for: key)
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // nil: there was none
+        index.withLock { forget(name, in: &$0) }
+    }
+
+    func removeAll() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []  // nil: none
+        for name in names where Self.isEntryName(name) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // nil: already gone
+        }
+        index.withLock { $0 = Index() }
+    }
+
+    // MARK: - Index
+
+    /// The store's files, oldest use first, with the directory's foreign files removed.
+    private func scan() throws -> Index {
+        let files = FileManager.default
+        let names = try files.contentsOfDirectory(atPath: directory.path)
+        var found: [(name: String, size: Int, modified: Date)] = []
+        for name in names {
+            let path = directory.appendingPathComponent(name).path
+            let attributes = try? files.attributesOfItem(atPath: path)  // nil: removed meanwhile
+            let modified = attributes?[.modificationDate] as? Date ?? .distantPast
+            guard attributes?[.type] as? FileAttributeType != .typeDirectory else {
+                continue  // not a file the store could have written: leave it alone
+            }
+            if name.hasPrefix("."), name.hasSuffix(".tmp") {
+                if -modified.timeIntervalSinceNow > Self.temporaryFileLifetime {
+                    try? files.removeItem(atPath: path)  // nil: its writer renamed or removed it
+                }
+                continue
+            }
+            guard Self.isEntryName(name), let size = (attributes?[.size] as? NSNumber)?.intValue,
+                size >= Self.magic.count + 4 + 32
+            else {
+                if attributes != nil {
+                    try? files.removeItem(atPath: path)  // nil: removed meanwhile
+                }
+                continue
+            }
+            found.append((name, size, modified))
+        }
+        var index = Index()
+        for file in found.sorted(by: { $0.modified < $1.modified }) {
+            index.uses += 1
+            index.entries[file.name] = Entry(size: file.size, lastUse: index.uses)
+            index.bytes += file.size
+        }
+        return index
+    }
+
+    /// The scanned files, with the recency this store knows for the ones it has used.
+    private func merged(_ scanned: Index, into current: Index) -> Index {
+        var result = Index()
+        result.uses = current.uses
+        for (name, entry) in scanned.entries {
+            let lastUse = current.entries[name]?.lastUse ?? entry.lastUse
+            result.entries[name] = Entry(size: entry.size, lastUse: lastUse)
+            result.bytes += entry.size
+        }
+        return result
+    }
+
+    private func forget(_ name: String, in index: inout Index) {
+        if let old = index.entries.removeValue(forKey: name) {
+            index.bytes -= old.size
+        }
+    }
+
+    /// Removes the least recently used files until the store fits its limit.
+    private func evict(_ index: inout Index) {
+        // Usually one file goes per write: a pass for the oldest is cheaper than sorting them all.
+        while index.bytes > limit, let oldest = index.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(oldest.key))  // nil: gone already
+            index.entries[oldest.key] = nil
+            index.bytes -= oldest.value.size
+        }
+    }
+
+    // MARK: - Files
+
+    static func fileName(for key: String) -> String {
+        SHA256.hex(SHA256.hash(Data(key.utf8))) + suffix
+    }
+
+    private static func isEntryName(_ name: String) -> Bool {
+        name.hasSuffix(suffix) && name.utf8.count == 64 + suffix.utf8.count
+            && name.utf8.prefix(64).allSatisfy { Self.hexDigits.contains($0) }
+    }
+
+    /// Writes `contents` to a file that must not exist yet, with plain POSIX calls: `Data.write(to:)` costs several
+    /// times more on Linux, which matters for a store written on every cacheable response.
+    private static func writeNewFile(_ url: URL, contents: Data) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        defer { close(descriptor) }
+        try contents.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else {
+                return
+            }
+            var written = 0
+            while written < buffer.count {
+                let count = write(descriptor, base + written, buffer.count - written)
+                if count < 0 {
+                    guard errno == EINTR else {
+                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    }
+                    continue
+                }
+                written += count
+            }
+        }
+    }
+
+    /// Replaces `destination` with `source` in one step (POSIX `rename`), which `FileManager.moveItem` does not do.
+    private static func replace(_ destination: URL, with source: URL) throws {
+        guard rename(source.path, destination.path) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// What a file holds besides the body.
+    private struct Metadata: Codable {
+        var key: String
+        var status: Int
+        var headers: [String: String]
+        var url: URL?
+        var varyingValues: [String: String?]
+        var requestTime: Date
+        var responseTime: Date
+        var bodyLength: Int?
+    }
+
+    /// The file for `response`: magic, metadata length (4 bytes, big-endian), metadata, body, SHA-256 of the rest.
+    static func encode(_ response: StoredResponse) -> Data? {
+        let metadata = Metadata(
+            key: response.key,
+            status: response.status,
+            headers: response.headers,
+            url: response.url,
+            varyingValues: response.varyingValues,
+            requestTime: response.requestTime,
+            responseTime: response.responseTime,
+            bodyLength: response.data?.count
+        )
+        guard let json = try? JSONEncoder().encode(metadata), json.count <= Int(UInt32.max) else {  // nil: unencodable
+            return nil
+        }
+        var contents = magic
+        withUnsafeBytes(of: UInt32(json.count).bigEndian) { contents.append(contentsOf: $0) }
+        contents.append(json)
+        if let body = response.data {
+            contents.append(body)
+        }
+        contents.append(contentsOf: SHA256.hash(contents))
+        return contents
+    }
+
+    /// The response in a file's contents, or `nil` when they are not a whole, intact file of this format.
+    static func decode(_ contents: Data) -> StoredResponse? {
+        let contents = Data(contents)  // indices from 0
+        let headerLength = magic.count + 4
+        guard contents.count >= headerLength + 32, contents.prefix(magic.count) == magic else {
+            return nil
+        }
+        let checked = contents.count - 32
+        guard SHA256.hash(contents.prefix(checked)) == Array(contents.suffix(32)) else {
+            return nil
+        }
+        let jsonLength = contents[magic.count..<headerLength].reduce(0) { $0 << 8 | Int($1) }
+        guard jsonLength <= checked - headerLength,
+            let metadata = try? JSONDecoder().decode(  // nil: not this format
+                Metadata.self, from: contents[headerLength..<(headerLength + jsonLength)])
+        else {
+            return nil
+        }
+        let bodyStart = headerLength + jsonLength
+        guard checked - bodyStart == (metadata.bodyLength ?? 0) else {
+            return nil
+        }
+        return StoredResponse(
+            key: metadata.key,
+            status: metadata.status,
+            headers: metadata.headers,
+            data: metadata.bodyLength == nil ? nil : Data(contents[bodyStart..<checked]),
+            url: metadata.url,
+            varyingValues: metadata.varyingValues,
+            requestTime: metadata.requestTime,
+            responseTime: metadata.responseTime
+        )
+    }
+}
+
+// MARK: - ResponseStoring
+
+extension DiskResponseStore: ResponseStoring {}

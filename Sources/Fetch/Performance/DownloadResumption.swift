@@ -1,0 +1,83 @@
+import Foundation
+
+/// How a ``TransferSession`` download continues when its connection drops or times out midway: it asks for the
+/// rest with `Range: bytes=N-`, and keeps the bytes so far on disk so that a later run can finish it.
+///
+/// ```swift
+/// let download = transfers.download(GetFile(name: "video.mp4"), to: destination, resumption: DownloadResumption(
+///     retryPolicy: RetryPolicy(maximumAttempts: 5),
+///     expectedSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+/// ))
+/// ```
+///
+/// While it runs, the body goes to a partial file beside the destination (`<destination>.part`), and a small JSON
+/// record of what it is (`<destination>.part.json`: the URL, the validator, the bytes so far, the total) goes next
+/// to it. When the body is whole, its length is checked against the total and its SHA-256 against
+/// ``expectedSHA256``; only then is it moved to the destination and the record deleted.
+///
+/// - A dropped or timed-out connection is retried as ``retryPolicy`` decides, with its backoff, waiting through
+///   ``scheduler``. Its ``RetryPolicy/maximumAttempts`` bounds the attempts in a row that receive no new byte: an
+///   attempt that made progress starts the count again, so a long download survives any number of drops as long as
+///   each one moves it forward.
+/// - The request for the rest carries `If-Range` with the response's strong `ETag`, else its `Last-Modified`. A
+///   `206 Partial Content` is appended; a `200` means the resource changed, and the download starts over with it;
+///   a `416` ends the download when the bytes kept are the whole resource, and starts it over otherwise.
+/// - A server that does not send `Accept-Ranges: bytes`, or sends no validator, cannot be resumed safely: the
+///   download starts over instead. Each start-over is announced in the progress values
+///   (``TransferProgress/Event/restarting(_:)``), as is each resumption (``TransferProgress/Event/resuming``).
+/// - A partial file left by an earlier run, whose record names the same URL and is consistent with the file, is
+///   resumed; any other partial file or record is deleted and the download starts clean.
+///
+/// Partial files stay after a cancellation or a transport failure, so that the download can resume later, and are
+/// deleted after success or an error status. ``removePartialFiles(for:)`` deletes them.
+public struct DownloadResumption: Sendable {
+    /// When to try again after a dropped connection, a timeout or a retryable status, and how long to wait.
+    public var retryPolicy: RetryPolicy
+
+    /// The clock and timer for the waits between attempts.
+    public var scheduler: any Scheduling
+
+    /// The SHA-256 the finished file must have, as 64 hexadecimal digits (either case), or `nil` not to check.
+    public var expectedSHA256: String?
+
+    /// Creates the resumption settings of a download.
+    ///
+    /// - Parameters:
+    ///   - retryPolicy: When to try again and how long to wait. The default is ``RetryPolicy/default``.
+    ///   - scheduler: The clock and timer for the waits. The default is real time.
+    ///   - expectedSHA256: The digest the finished file must have, or `nil`.
+    public init(
+        retryPolicy: RetryPolicy = .default,
+        scheduler: any Scheduling = DispatchScheduler(),
+        expectedSHA256: String? = nil
+    ) {
+        self.retryPolicy = retryPolicy
+        self.scheduler = scheduler
+        self.expectedSHA256 = expectedSHA256
+    }
+
+    /// The partial file that a resumable download to `destination` writes while it runs.
+    ///
+    /// - Parameter destination: The download's destination.
+    /// - Returns: `<destination>.part`.
+    public static func partialFile(for destination: URL) -> URL {
+        destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
+    }
+
+    /// The record beside the partial file of a download to `destination`.
+    static func recordFile(for destination: URL) -> URL {
+        destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part.json")
+    }
+
+    /// Deletes the partial file and its record that a resumable download to `destination` left, if any.
+    ///
+    /// - Parameter destination: The download's destination.
+    /// - Throws: The file system's error when a file exists but cannot be deleted.
+    public static func removePartialFiles(for destination: URL) throws {
+        let files = FileManager.default
+        for url in [partialFile(for: destination), recordFile(for: destination)]
+        where files.fileExists(atPath: url.path) {
+            try files.removeItem(at: url)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The record kept beside a resumable download's partial file: what the bytes in it are, so that a later run can
+/// ask for the rest.
+///
+/// It is written (atomically) before any byte of a response goes into the partial file, so the file's bytes always
+/// belong to the validator recorded here; `bytes` is a lower bound, updated when an attempt ends.
+struct PartialDownloadRecord: Codable, Equatable, Sendable {
+    /// The format of this record; a record of another format is not used.
+    static let currentFormat = 1
+
+    var format = Self.currentFormat
+    /// The request's URL.
+    var url: String
+    /// The strong `ETag` of the response whose bytes are in the file.
+    var entityTag: String?
+    /// The `Last-Modified` of that response.
+    var lastModified: String?
+    /// The bytes known to be in the file.
+    var bytes: Int64
+    /// The length of the whole resource, when known.
+    var total: Int64?
+
+    /// What an earlier run left for a download.
+    enum Found: Equatable {
+        /// Nothing: no partial file and no record.
+        case nothing
+        /// A record that matches the URL and the partial file, which holds `bytes` usable bytes.
+        case usable(PartialDownloadRecord, bytes: Int64)
+        /// Something that cannot be trusted: an unreadable or foreign record, or a file that does not fit it.
+        case unusable
+    }
+
+    /// Reads what an earlier run left at `partial` and `recordFile` for a download of `url`.
+    static func find(partial: URL, recordFile: URL, url: String) -> Found {
+        let files = FileManager.default
+        let hasPartial = files.fileExists(atPath: partial.path)
+        guard files.fileExists(atPath: recordFile.path) else {
+            return hasPartial ? .unusable : .nothing
+        }
+        guard hasPartial,
+            let data = try? Data(contentsOf: recordFile),  // nil: unreadable, so unusable
+            let record = try? JSONDecoder().decode(PartialDownloadRecord.self, from: data),  // nil: corrupt
+            record.format == currentFormat, record.url == url, record.entityTag != nil || record.lastModified != nil,
+            record.bytes >= 0,
+            let size = fileSize(partial), size >= record.bytes, record.total.map({ size <= $0 }) ?? true
+        else {
+            return .unusable
+        }
+        return .usable(record, bytes: size)
+    }
+
+    /// The size of the file at `url`, or `nil` when it cannot be read.
+    static func fileSize(_ url: URL) -> Int64? {
+        var url = url
+        url.removeCachedResourceValue(forKey: .fileSizeKey)
+        return (try? url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize.map(Int64.init)  // nil: unreadable
+    }
+
+    /// Writes the record to `file`, replacing the old one in one step.
+    func save(to file: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try encoder.encode(self).write(to: file, options: .atomic)
+    }
+}

@@ -1,0 +1,154 @@
+"""Routes for resumable downloads: a large body generated on the fly, whose connection the server drops.
+
+GET /resume/<id>?size=<bytes> serves <size> bytes generated from the resource's version (never stored), and
+honours `Range: bytes=N-` with `If-Range`. The query shapes the server:
+
+- drop=<bytes>: close each connection after sending that many body bytes (0, the default: never);
+- drops=<n>: drop only the first n connections of this id;
+- ranges=0: ignore Range and send no Accept-Ranges;
+- validator=etag (default), lm (Last-Modified only) or none;
+- change_at=<bytes>: the resource changes (version 2) once this id has sent that many bytes in all;
+- stall_at=<bytes>&stall_ms=<ms>: the first request of this id pauses that long after that many bytes.
+
+GET /resume-stats/<id> says how many body bytes the id has sent and what each request asked for.
+GET /resume-digest?size=<bytes>&version=<n> is the SHA-256 of a version's body, computed by Python's hashlib.
+"""
+
+import email.utils
+import hashlib
+import socket
+import threading
+import time
+
+from test_server import route
+
+CHUNK = 1 << 20
+STATE = {}  # id -> {"sent": bytes, "requests": [...]}
+STATE_LOCK = threading.Lock()
+
+
+BLOCKS = {}  # version -> the last CHUNK - 16 bytes of each of its MiB blocks
+
+
+def cached_block(version):
+    if version not in BLOCKS:
+        pattern = bytes(((i * 7 + version * 13) ^ (i >> 8)) & 0xFF for i in range(256)) * (CHUNK // 256)
+        BLOCKS[version] = pattern[16:]
+    return BLOCKS[version]
+
+
+def body_range(version, start, end):
+    """The bytes [start, end) of a version's body, one MiB-aligned piece at a time.
+
+    Each MiB block is its index and the version (8 bytes each, big-endian), then a pattern of the version.
+    """
+    tail = cached_block(version)
+    position = start
+    while position < end:
+        index = position // CHUNK
+        chunk_start = index * CHUNK
+        whole = index.to_bytes(8, "big") + version.to_bytes(8, "big") + tail
+        piece = whole[position - chunk_start : min(CHUNK, end - chunk_start)]
+        yield piece
+        position += len(piece)
+
+
+def validators(version, kind, resource):
+    if kind == "etag":
+        return {"ETag": f'"v{version}-{resource}"'}
+    if kind == "lm":
+        return {"Last-Modified": email.utils.formatdate(1_700_000_000 + version * 1000, usegmt=True)}
+    return {}
+
+
+@route(r"/resume/([^/]+)")
+def resume(exchange, match):
+    resource = match.group(1)
+    query = {name: values[0] for name, values in exchange.query.items()}
+    size = int(query["size"])
+    drop = int(query.get("drop", "0"))
+    drops = int(query.get("drops", "-1"))
+    ranges = query.get("ranges", "1") == "1"
+    kind = query.get("validator", "etag")
+    change_at = int(query.get("change_at", "-1"))
+    with STATE_LOCK:
+        state = STATE.setdefault(resource, {"sent": 0, "requests": []})
+        first = not state["requests"]
+        if 0 <= drops <= len(state["requests"]):
+            drop = 0
+        version = 2 if 0 <= change_at <= state["sent"] else 1
+        asked = {"range": exchange.headers.get("Range"), "if_range": exchange.headers.get("If-Range")}
+        state["requests"].append(asked)
+    headers = validators(version, kind, resource)
+    if ranges:
+        headers["Accept-Ranges"] = "bytes"
+    start = 0
+    status = 200
+    requested = exchange.headers.get("Range", "")
+    if ranges and requested.startswith("bytes=") and requested.endswith("-"):
+        if_range = exchange.headers.get("If-Range")
+        current = headers.get("ETag") or headers.get("Last-Modified")
+        if if_range is None or if_range == current:
+            start = int(requested[len("bytes=") : -1])
+            status = 206
+    with STATE_LOCK:
+        asked["status"] = status if start < size else 416
+    if status == 206 and start >= size:
+        exchange.send_response(416)
+        exchange.send_header("Content-Range", f"bytes */{size}")
+        exchange.send_header("Content-Length", "0")
+        for name, value in headers.items():
+            exchange.send_header(name, value)
+        exchange.end_headers()
+        return
+    exchange.send_response(status)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Content-Length", str(size - start))
+    if status == 206:
+        exchange.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+    for name, value in headers.items():
+        exchange.send_header(name, value)
+    exchange.end_headers()
+    stall_at = int(query.get("stall_at", "-1")) if first else -1
+    stall_ms = min(int(query.get("stall_ms", "0")), 60_000)
+    sent = 0
+    for piece in body_range(version, start, size):
+        if drop and sent + len(piece) > drop:
+            piece = piece[: drop - sent]
+        if 0 <= stall_at and sent <= stall_at < sent + len(piece):
+            cut = stall_at - sent
+            write(exchange, state, piece[:cut])
+            exchange.wfile.flush()
+            time.sleep(stall_ms / 1000)
+            stall_at = -1
+            piece = piece[cut:]
+        write(exchange, state, piece)
+        sent += len(piece)
+        if drop and sent >= drop:
+            exchange.wfile.flush()
+            exchange.close_connection = True
+            exchange.connection.shutdown(socket.SHUT_RDWR)
+            return
+
+
+def write(exchange, state, piece):
+    exchange.wfile.write(piece)
+    with STATE_LOCK:
+        state["sent"] += len(piece)
+
+
+@route(r"/resume-stats/([^/]+)")
+def resume_stats(exchange, match):
+    with STATE_LOCK:
+        state = STATE.get(match.group(1), {"sent": 0, "requests": []})
+        exchange.send_json(200, {"sent": state["sent"], "requests": list(state["requests"])})
+
+
+@route(r"/resume-digest")
+def resume_digest(exchange, match):
+    size = int(exchange.query["size"][0])
+    version = int(exchange.query.get("version", ["1"])[0])
+    digest = hashlib.sha256()
+    for piece in body_range(version, 0, size):
+        digest.update(piece)
+    exchange.send_json(200, {"sha256": digest.hexdigest()})
