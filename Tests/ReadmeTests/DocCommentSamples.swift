@@ -546,3 +546,22 @@ enum ReplayingPerformerSample {
         return performer
     }
 }
+
+enum DownloadResumptionSample {
+    struct GetFile: Request {
+        let name: String
+        var url: URL { URL(filePath: "/files/\(name)") }
+    }
+
+    static func sample(transfers: TransferSession, destination: URL) -> Transfer<Response> {
+        // DOC-BEGIN
+        let download = transfers.download(
+            GetFile(name: "video.mp4"), to: destination,
+            resumption: DownloadResumption(
+                retryPolicy: RetryPolicy(maximumAttempts: 5),
+                expectedSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+            ))
+        // DOC-END
+        return download
+    }
+}

@@ -4,10 +4,12 @@ import Foundation
 /// rest with `Range: bytes=N-`, and keeps the bytes so far on disk so that a later run can finish it.
 ///
 /// ```swift
-/// let download = transfers.download(GetFile(name: "video.mp4"), to: destination, resumption: DownloadResumption(
-///     retryPolicy: RetryPolicy(maximumAttempts: 5),
-///     expectedSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-/// ))
+/// let download = transfers.download(
+///     GetFile(name: "video.mp4"), to: destination,
+///     resumption: DownloadResumption(
+///         retryPolicy: RetryPolicy(maximumAttempts: 5),
+///         expectedSHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+///     ))
 /// ```
 ///
 /// While it runs, the body goes to a partial file beside the destination (`<destination>.part`), and a small JSON

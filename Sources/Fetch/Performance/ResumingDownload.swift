@@ -158,7 +158,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
     }
 
     func cancel() {
-        fail(FetchError.cancelled)
+        fail(FetchError.cancelled())
     }
 
     /// Ends the download with `error`, keeping the partial file for a later run, unless it has ended.
@@ -488,7 +488,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
         }
         let isCancelled = state.withLock { state in state.isFinished }
         guard !isCancelled else {
-            throw FetchError.cancelled
+            throw FetchError.cancelled()
         }
         let files = FileManager.default
         if files.fileExists(atPath: destination.path) {

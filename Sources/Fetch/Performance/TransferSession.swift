@@ -67,7 +67,8 @@ public final class TransferSession: Sendable {
         delegateQueue.underlyingQueue = dispatchQueue
         self.delegateDispatchQueue = dispatchQueue
         self.delegate = delegate
-        self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        self.urlSession = URLSession(
+            configuration: Session.safeToCancel(configuration), delegate: delegate, delegateQueue: delegateQueue)
         self.callbackQueue = callbackQueue
         self.redirectPolicy = redirectPolicy
         self.defaultTimeout = configuration.timeoutIntervalForRequest
@@ -148,13 +149,27 @@ public final class TransferSession: Sendable {
         progress: @escaping @Sendable (TransferProgress) -> Void,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
+        download(
+            request, to: destination, resumption: resumption, errorParser: errorParser, queue: callbackQueue,
+            progress: progress, completion: completion)
+    }
+
+    private func download(
+        _ request: any Request,
+        to destination: URL,
+        resumption: DownloadResumption,
+        errorParser: (any ErrorParsing)?,
+        queue: OperationQueue?,
+        progress: @escaping @Sendable (TransferProgress) -> Void,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
         let download = ResumingDownload(
             request: request,
             destination: destination,
             resumption: resumption,
             redirectPolicy: redirectPolicy,
             defaultTimeout: defaultTimeout,
-            queue: CallbackDelivery.queueForCurrentCall(callbackQueue),
+            queue: queue,
             progress: progress,
             parse: { Parsing.requireSuccess($0, errorParser: errorParser) },
             completion: completion,
@@ -250,11 +265,9 @@ public final class TransferSession: Sendable {
         errorParser: (any ErrorParsing)? = nil
     ) -> Transfer<Response> {
         Transfer { progress, completion in
-            CompletionDelivery.$isImmediate.withValue(true) {
-                download(
-                    request, to: destination, resumption: resumption, errorParser: errorParser, progress: progress,
-                    completion: completion)
-            }
+            download(
+                request, to: destination, resumption: resumption, errorParser: errorParser, queue: nil,
+                progress: progress, completion: completion)
         }
     }
 

@@ -213,11 +213,11 @@ enum StoredResponses {
         let fromDisk = try #require(layered.response(for: "https://api.example.com/users/4", matching: request))
         #expect(layered.memory.count == 1)
         let caller = TestRequest(try #require(request.url))
-        let parsed = try fromDisk.parsed(as: Greeting.self, answering: caller, errorParser: nil).get()
+        let parsed = try fromDisk.response(answering: caller).parsed(as: Greeting.self, errorParser: nil).get()
         try FileManager.default.removeItem(at: entryFile("/users/4"))
 
         let fromMemory = try #require(layered.response(for: "https://api.example.com/users/4", matching: request))
-        let again = try fromMemory.parsed(as: Greeting.self, answering: caller, errorParser: nil).get()
+        let again = try fromMemory.response(answering: caller).parsed(as: Greeting.self, errorParser: nil).get()
         #expect(parsed.hello == "world")
         #expect(again.hello == "world")
         #expect(Greeting.parses.withLock { $0 } == 1)

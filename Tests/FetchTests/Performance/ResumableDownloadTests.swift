@@ -284,7 +284,7 @@ struct ResumeServer {
                 retryPolicy: RetryPolicy(maximumAttempts: 3, jitter: 0), scheduler: scheduler))
 
         let error = try await Self.failure(of: transfer)
-        guard case .attemptsExhausted(let attempts, _) = error else {
+        guard case .attemptsExhausted(let attempts, _, _) = error else {
             Issue.record("expected .attemptsExhausted, got \(error)")
             return
         }
@@ -306,7 +306,7 @@ struct ResumeServer {
     }
 
     @Test func cancellingKeepsThePartialFileForLater() async throws {
-        let (_, url) = server.resource("size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=5000")
+        let (_, url) = server.resource("size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
         let destination = directory.url.appending(path: "cancelled.bin")
         let progress = Captured<TransferProgress>()
         let results = Captured<Result<Response, any Error>>()
