@@ -50,6 +50,22 @@ import Testing
         }
     }
 
+    @Test func recordsARunAgainstTheDemoServerToo() async throws {
+        try await Self.withHARFile { file in
+            let (run, baseURL) = try await DemoServer.with { server in
+                (
+                    try await ChildProcess.run(
+                        BuiltProducts.fetchExample(), ["--server", server.baseURL.absoluteString, "--har", file.path]),
+                    server.baseURL.absoluteString
+                )
+            }
+            #expect(run.status == 0, "stderr: \(run.errors)")
+            let entries = try HAR(contentsOf: file).log.entries
+            #expect(entries.count == 11)
+            #expect(entries.allSatisfy { $0.request.url.hasPrefix(baseURL + "api/") })
+        }
+    }
+
     @Test func keepsTheCredentialsAndTheBearerTokenOutOfTheFile() async throws {
         try await Self.withHARFile { file in
             let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--har", file.path])
