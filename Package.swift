@@ -26,7 +26,12 @@ let package = Package(
         ),
         // Tests the example's client with the FetchTesting doubles (@testable import of the executable target),
         // and runs the built executable; depending on the executable target makes `swift test` build it first.
-        .testTarget(name: "FetchExampleTests", dependencies: ["FetchExample", "Fetch", "FetchTesting"]),
+        // Its fixtures (a HAR recording of the demo backend) are read through #filePath, not bundled.
+        .testTarget(
+            name: "FetchExampleTests",
+            dependencies: ["FetchExample", "Fetch", "FetchTesting"],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -29,6 +29,7 @@ struct FetchExampleCommand {
         errors: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) async -> Int32 {
         let configuration: Configuration
+        let harFile: URL?
         do {
             let options = try Options(arguments: arguments)
             if options.help {
@@ -37,6 +38,7 @@ struct FetchExampleCommand {
             }
             let file = options.configurationFile ?? ExampleFiles.configuration
             configuration = try Configuration.load(from: file).overridden(by: options)
+            harFile = options.harFile
         } catch {
             errors("fetch-example: \(error)\nRun fetch-example --help for the flags.")
             return 64
@@ -69,9 +71,24 @@ struct FetchExampleCommand {
         callbackQueue.name = "fetch-example.callbacks"
         callbackQueue.maxConcurrentOperationCount = 1
         let session = Session(configuration: sessionConfiguration, callbackQueue: callbackQueue)
+        // With --har, the recording goes outermost around the session, and the API stacks its authentication and
+        // retries over it: the file gets one entry per exchange with the server, each request as a
+        // MockPerformer(replaying:) in the session's place is asked it, with the Bearer tokens written as REDACTED.
+        let performer: any RequestPerforming
+        if let harFile {
+            do {
+                performer = try session.recording(to: harFile)
+            } catch {
+                errors("fetch-example: cannot record into \(harFile.path): \(error)")
+                return 64
+            }
+            output("fetch-example: recording every exchange into \(harFile.path)")
+        } else {
+            performer = session
+        }
         let api = API(
             baseURL: baseURL,
-            performer: session,
+            performer: performer,
             maxPOExpense: configuration.maxPOExpense,
             onEvent: configuration.debug ? debugLog(to: errors) : nil
         )

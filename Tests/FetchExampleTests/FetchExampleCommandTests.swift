@@ -75,7 +75,8 @@ import Testing
         let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--help"])
         #expect(run.status == 0)
         for flag in [
-            "--server <url>", "--embedded", "--config <file>", "--max-po-expense", "--debug", "demo_server.py",
+            "--server <url>", "--embedded", "--config <file>", "--max-po-expense", "--debug", "--har <file>",
+            "demo_server.py",
         ] {
             #expect(run.output.contains(flag), "--help does not mention \(flag)")
         }

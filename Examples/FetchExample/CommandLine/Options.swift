@@ -10,6 +10,8 @@ struct Options: Equatable {
     var maxPOExpense: Money?
     var timeout: TimeInterval?
     var debug: Bool?
+    /// The HAR file `--har` records the run into, or `nil` to record nothing.
+    var harFile: URL?
     var help = false
 
     static let usage = """
@@ -35,6 +37,10 @@ struct Options: Equatable {
                                   refused before sending (default: the configuration's "maxPOExpense").
           --timeout <seconds>     How long to wait for each answer (default: the configuration's "timeout").
           --debug                 Log each request and its outcome to standard error.
+          --har <file>            Record every exchange with the server into a HAR 1.2 file (added to the file
+                                  when it is one already), with Authorization and cookies written as REDACTED.
+                                  Browsers' developer tools open it (Network panel, import HAR), and tests replay
+                                  it with MockPerformer(replaying:).
           -h, --help              Show this help.
 
         EXIT STATUS: 0 when every step went as expected, 1 when one did not, 64 for a usage or configuration error.
@@ -53,6 +59,8 @@ struct Options: Equatable {
                 debug = true
             case "--embedded":
                 embedded = true
+            case "--har":
+                harFile = URL(fileURLWithPath: try Self.value(of: flag, in: &remaining))
             case "--config":
                 configurationFile = URL(fileURLWithPath: try Self.value(of: flag, in: &remaining))
             case "--server":
