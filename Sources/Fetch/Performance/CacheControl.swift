@@ -27,8 +27,7 @@ package struct CacheControl: Sendable {
             let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
             switch name {
             case "max-age":
-                // An invalid max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever.
-                maxAge = argument.map { TimeInterval($0.trimmingCharacters(in: ["\""])) ?? 0 } ?? 0
+                maxAge = argument.map(Self.deltaSeconds) ?? 0
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "private": isPrivate = true
@@ -36,5 +35,16 @@ package struct CacheControl: Sendable {
             default: continue
             }
         }
+    }
+
+    /// A delta-seconds argument (RFC 9111 §1.2.2): digits only, optionally quoted; one larger than 2^31 is read as
+    /// 2^31. Anything else (`-1`, `1e9`, `inf`) is invalid, which makes the response stale (RFC 9111 §4.2.1), not
+    /// fresh forever.
+    private static func deltaSeconds(_ argument: String) -> TimeInterval {
+        let digits = argument.trimmingCharacters(in: ["\""])
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return 0
+        }
+        return min(TimeInterval(digits) ?? .infinity, 2_147_483_648)
     }
 }
