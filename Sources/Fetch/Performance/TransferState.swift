@@ -16,6 +16,9 @@ protocol TransferTracking: AnyObject, Sendable {
     func didComplete(_ task: URLSessionTask, error: (any Error)?)
     /// The server redirected the task: the request to follow it with, or `nil` not to follow it.
     func willRedirect(after response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
+    /// The request body again, from its start, as a stream that has not been read: for a task whose streamed body
+    /// must be sent again (a 307 or 308 redirect, an authentication challenge). `nil` when there is none.
+    func newBodyStream() -> InputStream?
 }
 
 /// One download or upload: its task, its progress so far, and whether it has finished.
@@ -155,6 +158,16 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         state.withLock { $0.redirects.next(after: response, redirect: request, policy: redirectPolicy) }
     }
 
+    func newBodyStream() -> InputStream? {
+        // A streamed body (a large multipart form) reads a file that the request keeps: building the URLRequest
+        // again opens a new stream over it, without encoding the form again. A request that cannot be built now
+        // could not be built before either; `nil` fails the task, which reports the task's error.
+        guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) else {
+            return nil
+        }
+        return urlRequest.httpBodyStream
+    }
+
     func didComplete(_ task: URLSessionTask, error: (any Error)?) {
         guard end() != nil else {
             return
@@ -285,6 +298,14 @@ final class TransferDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDa
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(transfer(for: task)?.willRedirect(after: response, to: request))
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(transfer(for: task)?.newBodyStream())
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
