@@ -35,6 +35,7 @@ import Testing
     @Test func everyCorpusDirectoryIsAFuzzTarget() throws {
         let directories = try FileManager.default.contentsOfDirectory(
             atPath: Self.fuzzDirectory.appending(path: "Corpus").path)
-        #expect(Set(directories) == Set(FuzzTarget.all.map(\.name)))
+        // Fuzz/run fuzzes one target per directory of Fuzz/Corpus, so each must name one, and each target needs one.
+        #expect(Set(directories.filter { !$0.hasPrefix(".") }) == Set(FuzzTarget.all.map(\.name)))
     }
 }
