@@ -56,7 +56,7 @@ package enum HTTPDate {
     }
 
     /// The instant the fields name, when each is in its range: year 1...9999, a day of that month, `HH:MM:SS` with
-    /// second 60 a leap second (RFC 5322 §3.3), read as the first second of the next minute.
+    /// second 60 a leap second (RFC 5322 §3.3), read as the first second of the next minute (but not of year 10000).
     private static func date(year: Int, month monthName: Substring, day: Int, time: Substring) -> Date? {
         let clock = time.split(separator: ":", omittingEmptySubsequences: false).compactMap {
             number($0, digits: 2...2)
@@ -73,8 +73,10 @@ package enum HTTPDate {
         components.hour = clock[0]
         components.minute = clock[1]
         components.second = clock[2]
+        // The leap second 23:59:60 of 31 December 9999 would be year 10000, which no four-digit year names.
         guard let date = calendar.date(from: components),
-            calendar.component(.day, from: date.addingTimeInterval(clock[2] == 60 ? -1 : 0)) == day
+            calendar.component(.day, from: date.addingTimeInterval(clock[2] == 60 ? -1 : 0)) == day,
+            calendar.component(.year, from: date) <= 9999
         else {
             return nil
         }

@@ -21,6 +21,9 @@ import Testing
         #expect(HTTPDate.date(from: "Sunday, 06-Nov-94 08:49:37 GMT")?.timeIntervalSince1970 == 784_111_777)
         #expect(HTTPDate.date(from: "Sun Nov  6 08:49:37 1994")?.timeIntervalSince1970 == 784_111_777)
         #expect(HTTPDate.date(from: "Sun Nov  6 08:49:37 -994") == nil)
+        #expect(HTTPDate.date(from: "Fri, 31 Dec 9999 23:59:60 GMT") == nil)
+        let leapSecond = try #require(HTTPDate.date(from: "Sat, 31 Dec 2016 23:59:60 GMT"))
+        #expect(HTTPDate.string(from: leapSecond) == "Sun, 01 Jan 2017 00:00:00 GMT")
     }
 
     @Test func aMaxAgeThatIsNotDeltaSecondsIsStaleAndAHugeOneIsCapped() {
