@@ -14,7 +14,10 @@ let package = Package(
         .target(name: "Fetch"),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
         .executableTarget(name: "FetchBench", dependencies: ["Fetch", "FetchTesting"], path: "Benchmarks/FetchBench"),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting"]),
+        // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and
+        // reproducers.
+        .target(name: "FetchFuzzing", dependencies: ["Fetch"], path: "Fuzz/Properties"),
+        .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting", "FetchFuzzing"]),
         .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"]),
         // The example: a command-line client of a demo company API. Its data and the Python demo server that
         // serves the same data over HTTP live beside its sources; the executable finds them through #filePath.
@@ -35,3 +38,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer driver has no main of its own (-sanitize=fuzzer links libFuzzer's), so it is part of the package
+// only when Fuzz/run builds it; `swift build` and `swift test` never see it.
+if Context.environment["FETCH_FUZZ"] == "1" {
+    package.products.append(.executable(name: "fetch-fuzz", targets: ["FetchFuzzer"]))
+    package.targets.append(.executableTarget(name: "FetchFuzzer", dependencies: ["FetchFuzzing"], path: "Fuzz/Driver"))
+}

@@ -73,6 +73,12 @@ final class LoopbackServer: @unchecked Sendable {
             var noDelay: Int32 = 1
             setsockopt(
                 connection, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            #if canImport(Darwin)
+                // Darwin has no MSG_NOSIGNAL: the socket itself is told not to raise SIGPIPE when the client has
+                // gone, so that send() fails with EPIPE instead of killing the benchmark.
+                var noSigPipe: Int32 = 1
+                setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &noSigPipe, socklen_t(MemoryLayout<Int32>.size))
+            #endif
             Thread.detachNewThread { Self.serve(connection) }
         }
     }
@@ -142,10 +148,11 @@ final class LoopbackServer: @unchecked Sendable {
         return Array(head.utf8) + Array(body)
     }
 
+    // A client that has gone makes send() fail with EPIPE rather than kill the process with SIGPIPE: MSG_NOSIGNAL
+    // where it exists, SO_NOSIGPIPE on each accepted socket on Darwin (see `acceptConnections`).
     #if canImport(Darwin)
         private static let noSignal: Int32 = 0
     #else
-        // A client that has gone makes send() fail with EPIPE rather than kill the process with SIGPIPE.
         private static let noSignal = Int32(MSG_NOSIGNAL)
     #endif
 

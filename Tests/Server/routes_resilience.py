@@ -19,9 +19,14 @@ def next_count(path):
 
 @route(r"/redirect")
 def redirect(exchange, match):
-    """302 (or ?status=) to ?to=."""
+    """302 (or ?status=) to ?to=. A request body is not read: the connection closes after the answer, so that no
+    unread body is taken for the next request."""
     status = int(exchange.query.get("status", ["302"])[0])
-    exchange.send(status, b"", headers={"Location": exchange.query["to"][0]})
+    headers = {"Location": exchange.query["to"][0]}
+    if exchange.headers.get("Content-Length", "0") != "0" or exchange.headers.get("Transfer-Encoding"):
+        headers["Connection"] = "close"
+        exchange.close_connection = True
+    exchange.send(status, b"", headers=headers)
 
 
 @route(r"/flaky/.+")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The HTTP server that Fetch's tests talk to, on loopback only.
 
-Started by the Swift tests (Tests/FetchTests/Support/TestServer.swift): it listens on 127.0.0.1 and 127.0.0.2 on
-the same free port (two origins, for redirect tests), prints "PORT <n>" on its first line, and exits as soon as its
+Started by the Swift tests (Tests/FetchTests/Support/TestServer.swift): it listens on 127.0.0.1, and on the same
+free port of ::1 where the machine has IPv6 loopback, so that http://127.0.0.1:<port> and http://localhost:<port> are
+two origins of one server (for redirect tests) whichever address localhost resolves to first. It prints "PORT <n>" on its first line, and exits as soon as its
 standard input closes, which happens when the test process ends, however it ends. Standard library only.
 
 Routes live in the modules routes_*.py beside this file, one per feature; each registers handlers with @route.
@@ -10,11 +11,13 @@ Every request is counted per path; GET /_hits?path=/x answers {"path": "/x", "hi
 many requests reached the server (use a unique path per test).
 """
 
+import errno
 import importlib.util
 import json
 import os
 import re
 import socket
+import socketserver
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -123,10 +126,26 @@ def exit_when_stdin_closes():
     os._exit(0)
 
 
-def serve(hosts):
-    first = Server((hosts[0], 0), Exchange)
+class Server6(Server):
+    address_family = socket.AF_INET6
+
+    def server_bind(self):
+        # HTTPServer.server_bind looks up the host's name, which can wait on DNS; nothing here uses it.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = "localhost", self.server_address[1]
+
+
+def serve():
+    first = Server(("127.0.0.1", 0), Exchange)
     port = first.server_address[1]
-    servers = [first] + [Server((host, port), Exchange) for host in hosts[1:]]
+    servers = [first]
+    try:
+        servers.append(Server6(("::1", port), Exchange))
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            first.server_close()
+            raise
+        # No IPv6 loopback on this machine (EADDRNOTAVAIL, EAFNOSUPPORT): localhost is 127.0.0.1 alone.
     for server in servers[1:]:
         threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"PORT {port}", flush=True)
@@ -137,13 +156,13 @@ def main():
     sys.modules.setdefault("test_server", sys.modules[__name__])
     load_routes()
     threading.Thread(target=exit_when_stdin_closes, daemon=True).start()
-    hosts = ["127.0.0.1", "127.0.0.2"]
     for attempt in range(20):
         try:
-            return serve(hosts)
-        except OSError:  # the port was free on 127.0.0.1 but taken on 127.0.0.2: pick another
-            continue
-    serve(hosts[:1])
+            return serve()
+        except OSError as error:  # the port was free on 127.0.0.1 but taken on ::1: pick another
+            if error.errno != errno.EADDRINUSE:
+                raise
+    raise SystemExit("no port is free on both 127.0.0.1 and ::1")
 
 
 if __name__ == "__main__":

@@ -2,36 +2,93 @@ import Foundation
 
 /// HTTP dates (RFC 9110 §5.6.7): the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` that servers send, read quickly
 /// (caches read one per response), and the obsolete RFC 850 and asctime forms that recipients must still accept.
+///
+/// Each field is checked against its range before any calendar arithmetic, which would otherwise turn `31 Feb` into
+/// 3 March or year `0000` into 1 BC.
 package enum HTTPDate {
-    private static let obsoleteFormats = ["EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"]
-
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// The date `text` names, or `nil` when it is not an HTTP-date (such as `Expires: 0`, which means "already
-    /// expired").
+    /// expired"), or names a day or time that does not exist.
     package static func date(from text: String) -> Date? {
-        imfFixdate(text) ?? obsoleteDate(text)
+        let fields = text.split(separator: " ")
+        switch fields.count {
+        case 6: return imfFixdate(fields)
+        case 4: return rfc850Date(fields)
+        case 5: return asctimeDate(fields)
+        default: return nil
+        }
     }
 
-    private static func imfFixdate(_ text: String) -> Date? {
-        let fields = text.split(separator: " ")
-        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), let year = Int(fields[3]),
-            let month = months.firstIndex(of: fields[2].lowercased())
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`
+    private static func imfFixdate(_ fields: [Substring]) -> Date? {
+        guard fields[5] == "GMT", let day = number(fields[1], digits: 2...2),
+            let year = number(fields[3], digits: 4...4)
         else {
             return nil
         }
-        let time = fields[4].split(separator: ":").compactMap { Int($0) }
-        guard time.count == 3 else {
+        return date(year: year, month: fields[2], day: day, time: fields[4])
+    }
+
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`, whose two-digit year is the one in the century that makes it at most 50 years
+    /// in the future (RFC 9110 §5.6.7).
+    private static func rfc850Date(_ fields: [Substring]) -> Date? {
+        let parts = fields[1].split(separator: "-", omittingEmptySubsequences: false)
+        guard fields[3] == "GMT", parts.count == 3, let day = number(parts[0], digits: 2...2),
+            let twoDigits = number(parts[2], digits: 2...2)
+        else {
+            return nil
+        }
+        let thisYear = calendar.component(.year, from: Date())
+        var year = thisYear - thisYear % 100 + twoDigits
+        if year > thisYear + 50 {
+            year -= 100
+        }
+        return date(year: year, month: parts[1], day: day, time: fields[2])
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`
+    private static func asctimeDate(_ fields: [Substring]) -> Date? {
+        guard let day = number(fields[2], digits: 1...2), let year = number(fields[4], digits: 4...4) else {
+            return nil
+        }
+        return date(year: year, month: fields[1], day: day, time: fields[3])
+    }
+
+    /// The instant the fields name, when each is in its range: year 1...9999, a day of that month, `HH:MM:SS` with
+    /// second 60 a leap second (RFC 5322 §3.3), read as the first second of the next minute (but not of year 10000).
+    private static func date(year: Int, month monthName: Substring, day: Int, time: Substring) -> Date? {
+        let clock = time.split(separator: ":", omittingEmptySubsequences: false).compactMap {
+            number($0, digits: 2...2)
+        }
+        guard year >= 1, let month = months.firstIndex(of: monthName.lowercased()), (1...31).contains(day),
+            clock.count == 3, clock[0] <= 23, clock[1] <= 59, clock[2] <= 60
+        else {
             return nil
         }
         var components = DateComponents()
         components.year = year
         components.month = month + 1
         components.day = day
-        components.hour = time[0]
-        components.minute = time[1]
-        components.second = time[2]
-        return calendar.date(from: components)
+        components.hour = clock[0]
+        components.minute = clock[1]
+        components.second = clock[2]
+        // The leap second 23:59:60 of 31 December 9999 would be year 10000, which no four-digit year names.
+        guard let date = calendar.date(from: components),
+            calendar.component(.day, from: date.addingTimeInterval(clock[2] == 60 ? -1 : 0)) == day,
+            calendar.component(.year, from: date) <= 9999
+        else {
+            return nil
+        }
+        return date
+    }
+
+    /// `text` as a number, when it is a number of ASCII digits in `digits`.
+    private static func number(_ text: Substring, digits: ClosedRange<Int>) -> Int? {
+        guard digits.contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return Int(text)
     }
 
     /// `date` as an IMF-fixdate.
@@ -40,12 +97,12 @@ package enum HTTPDate {
         let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let weekday = weekdays[((parts.weekday ?? 1) - 1) % 7]
         let month = months[((parts.month ?? 1) - 1) % 12].capitalized
-        func two(_ value: Int?) -> String {
-            let value = value ?? 0
-            return value < 10 ? "0\(value)" : "\(value)"
+        func padded(_ value: Int?, _ width: Int) -> String {
+            let digits = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(weekday), \(two(parts.day)) \(month) \(parts.year ?? 1970) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
+        return "\(weekday), \(padded(parts.day, 2)) \(month) \(padded(parts.year, 4)) "
+            + "\(padded(parts.hour, 2)):\(padded(parts.minute, 2)):\(padded(parts.second, 2)) GMT"
     }
 
     private static let calendar: Calendar = {
@@ -53,17 +110,4 @@ package enum HTTPDate {
         calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
         return calendar
     }()
-
-    private static func obsoleteDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        for format in obsoleteFormats {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                return date
-            }
-        }
-        return nil
-    }
 }

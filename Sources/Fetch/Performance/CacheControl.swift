@@ -33,12 +33,11 @@ package struct CacheControl: Sendable {
             let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
             switch name {
             case "max-age":
-                // An invalid max-age makes the response stale (RFC 9111 §4.2.1), not fresh forever.
-                maxAge = argument.map { TimeInterval($0.trimmingCharacters(in: ["\""])) ?? 0 } ?? 0
+                maxAge = argument.map(Self.deltaSeconds) ?? 0
             case "stale-while-revalidate":
-                staleWhileRevalidate = argument.flatMap(Self.seconds)
+                staleWhileRevalidate = argument.flatMap(Self.validDeltaSeconds)
             case "stale-if-error":
-                staleIfError = argument.flatMap(Self.seconds)
+                staleIfError = argument.flatMap(Self.validDeltaSeconds)
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "private": isPrivate = true
@@ -48,11 +47,24 @@ package struct CacheControl: Sendable {
         }
     }
 
-    /// A directive's delta-seconds argument (quotes tolerated); `nil` when it is not a non-negative number.
-    private static func seconds(_ argument: String) -> TimeInterval? {
-        guard let value = TimeInterval(argument.trimmingCharacters(in: ["\""])), value >= 0, value.isFinite else {
+    /// A delta-seconds argument as ``deltaSeconds(_:)`` reads it, or `nil` when it is not digits: for directives
+    /// whose absence, not zero, is the safe reading.
+    private static func validDeltaSeconds(_ argument: String) -> TimeInterval? {
+        let digits = argument.trimmingCharacters(in: ["\""])
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             return nil
         }
-        return value
+        return deltaSeconds(digits)
+    }
+
+    /// A delta-seconds argument (RFC 9111 §1.2.2): digits only, optionally quoted; one larger than 2^31 is read as
+    /// 2^31. Anything else (`-1`, `1e9`, `inf`) is invalid, which makes the response stale (RFC 9111 §4.2.1), not
+    /// fresh forever.
+    private static func deltaSeconds(_ argument: String) -> TimeInterval {
+        let digits = argument.trimmingCharacters(in: ["\""])
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return 0
+        }
+        return min(TimeInterval(digits) ?? .infinity, 2_147_483_648)
     }
 }

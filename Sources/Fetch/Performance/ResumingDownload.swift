@@ -157,6 +157,10 @@ final class ResumingDownload: TransferTracking, Cancellable {
         }
     }
 
+    func newBodyStream() -> InputStream? {
+        Exchange.newBodyStream(for: request)
+    }
+
     func cancel() {
         fail(FetchError.cancelled())
     }

@@ -18,6 +18,9 @@ protocol TransferTracking: AnyObject, Sendable {
     func didComplete(_ task: URLSessionTask, error: (any Error)?)
     /// The server redirected the task: the request to follow it with, or `nil` not to follow it.
     func willRedirect(after response: HTTPURLResponse, to request: URLRequest) -> URLRequest?
+    /// The request body again, from its start, as a stream that has not been read: for a task whose streamed body
+    /// must be sent again (a 307 or 308 redirect, an authentication challenge). `nil` when there is none.
+    func newBodyStream() -> InputStream?
 }
 
 extension TransferTracking {
@@ -163,6 +166,10 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         state.withLock { $0.redirects.next(after: response, redirect: request, policy: redirectPolicy) }
     }
 
+    func newBodyStream() -> InputStream? {
+        Exchange.newBodyStream(for: request)
+    }
+
     func didComplete(_ task: URLSessionTask, error: (any Error)?) {
         guard end() != nil else {
             return
@@ -302,6 +309,14 @@ final class TransferDelegate: NSObject, URLSessionDownloadDelegate, URLSessionDa
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(transfer(for: task)?.willRedirect(after: response, to: request))
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        completionHandler(transfer(for: task)?.newBodyStream())
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

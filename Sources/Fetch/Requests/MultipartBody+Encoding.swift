@@ -18,7 +18,7 @@ extension MultipartBody {
     /// - Returns: The `Content-Type` to send (`multipart/form-data; boundary=…`) and the body.
     /// - Throws: ``FetchError/encoding(_:)`` when a file cannot be read or the temporary file written;
     ///   ``FetchError/invalidRequest(_:)`` when a part's content type contains a line break, or every boundary
-    ///   tried occurs in the content.
+    ///   tried occurs in a part.
     package func encoded() throws -> (contentType: String, body: EncodedBody) {
         for part in parts {
             if let contentType = part.contentType,
@@ -52,7 +52,7 @@ extension MultipartBody {
             }
         }
         throw FetchError.invalidRequest(
-            "multipart body: each boundary tried occurs in the content: \(tried.joined(separator: ", "))"
+            "multipart body: each boundary tried occurs in a part: \(tried.joined(separator: ", "))"
         )
     }
 
@@ -79,11 +79,12 @@ extension MultipartBody {
         return length
     }
 
-    /// Writes the whole body; returns `false`, having stopped early, when `boundary` occurs in a part's content.
+    /// Writes the whole body; returns `false`, having stopped early, when `boundary` occurs in a part's headers or
+    /// content.
     private func write(boundary: String, to sink: inout some BodySink) throws -> Bool {
         let delimiter = Data(boundary.utf8)
         for part in parts {
-            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escaped(part.name))\""
+            var head = "Content-Disposition: form-data; name=\"\(Self.escaped(part.name))\""
             if let filename = part.filename {
                 head += "; filename=\"\(Self.escaped(filename))\""
             }
@@ -91,6 +92,12 @@ extension MultipartBody {
                 head += "\r\nContent-Type: \(contentType)"
             }
             head += "\r\n\r\n"
+            // A boundary in a part's headers is no delimiter (that starts with CRLF), but parsers that look for the
+            // boundary alone would split the part there.
+            guard Data(head.utf8).range(of: delimiter) == nil else {
+                return false
+            }
+            head = "--\(boundary)\r\n" + head
             try sink.write(Data(head.utf8))
             switch part.content {
             case .data(let data):

@@ -43,6 +43,19 @@ package enum Exchange {
         }
     }
 
+    /// A new stream over `request`'s body, for a task that must send it again (a 307 or 308 redirect, an
+    /// authentication challenge).
+    ///
+    /// A streamed body (a large multipart form) reads a file that the request keeps: building the `URLRequest` again
+    /// opens a new stream over it, without encoding the form again. A request that cannot be built now could not be
+    /// built before either; `nil` fails the task, which reports the task's error.
+    package static func newBodyStream(for request: any Request) -> InputStream? {
+        guard case .success(let urlRequest) = makeURLRequest(for: request, defaultTimeout: nil) else {
+            return nil
+        }
+        return urlRequest.httpBodyStream
+    }
+
     /// The ``Response`` a transport's answer makes, or the transport's failure as a ``FetchError`` naming
     /// `request` (and `timeout`, in seconds, when it timed out).
     package static func response(

@@ -9,7 +9,7 @@ import Foundation
 /// Whatever the platform's `URLSession` would do, a `Session` removes credentials (``sensitiveHeaders``) from a
 /// redirected request as soon as it leaves the origin (scheme, host and port) of the original request, and never puts
 /// them back on later hops. On Linux, a plain `URLSession` forwards `Authorization: Bearer …` from
-/// `http://127.0.0.1:8080` to `http://127.0.0.2:8080`; a `Session` does not.
+/// `http://127.0.0.1:8080` to `http://localhost:8080`; a `Session` does not.
 public struct RedirectPolicy: Sendable {
     /// The most redirects one request follows; the next one fails with ``FetchError/redirectRefused(from:to:reason:)``.
     /// `0` follows none: the caller receives the 3xx response itself. The default is 10.

@@ -139,8 +139,8 @@ struct TaskCall: Cancellable {
 
     private let state: Locked<State>
     private let registry: CallRegistry
-    /// The request, which the errors of a call Fetch ends itself name.
-    private let request: any Request
+    /// The request: the errors of a call Fetch ends itself name it, and a streamed body is sent again from it.
+    let request: any Request
 
     /// - Parameters:
     ///   - registry: The registry of the session's calls in flight.
@@ -290,5 +290,14 @@ final class TaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     ) {
         // A task without a call has been cancelled or has timed out: it goes no further.
         completionHandler(calls.call(for: task)?.redirect(after: response, to: request, policy: redirectPolicy))
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        // A streamed body sent again (after a 307 or 308, or a challenge): a new stream over the same file.
+        completionHandler(calls.call(for: task).flatMap { Exchange.newBodyStream(for: $0.request) })
     }
 }

@@ -64,6 +64,14 @@ import Testing
         #expect(try text(encoded).hasPrefix("--fresh\r\n"))
     }
 
+    @Test func aBoundaryThatOccursInAPartsHeadersIsReplaced() throws {
+        // A parser that looks for the boundary alone would split the part at its file name.
+        let encoded = try body(boundaries: ["evil", "fresh"])
+            .file("f", data: Data("x".utf8), filename: "evil.txt", contentType: "text/plain")
+            .encoded()
+        #expect(encoded.contentType == "multipart/form-data; boundary=fresh")
+    }
+
     @Test func aBoundaryInAStreamedFileIsFoundAcrossChunks() throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appending(path: "straddle.bin")

@@ -30,9 +30,10 @@ final class TestServer: Sendable {
         URL(string: baseURL.absoluteString + path) ?? baseURL
     }
 
-    /// The URL of `path` at the server's second origin, `http://127.0.0.2:<port>`: the same server, another origin.
+    /// The URL of `path` at the server's second origin, `http://localhost:<port>`: the same server (which listens on
+    /// 127.0.0.1 and ::1), another origin. Not 127.0.0.2, which macOS's loopback interface does not answer.
     func otherOriginURL(_ path: String) -> URL {
-        URL(string: "http://127.0.0.2:\(baseURL.port ?? 0)" + path) ?? baseURL
+        URL(string: "http://localhost:\(baseURL.port ?? 0)" + path) ?? baseURL
     }
 
     /// How many requests for `path` have reached the server since it started.
