@@ -51,6 +51,13 @@ public enum FetchError: Error, Sendable {
     /// rejection that asked for the refresh.
     case credentialRefreshFailed(any Error, Response)
 
+    /// A streamed response that should be a Server-Sent Events stream is not: its `Content-Type` is not
+    /// `text/event-stream`. The response's body is not read.
+    case notEventStream(Response)
+
+    /// The data of a Server-Sent Event could not be decoded into the expected type.
+    case eventDecoding(DecodingError, ServerSentEvent)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
@@ -58,7 +65,10 @@ public enum FetchError: Error, Sendable {
             response
         case .attemptsExhausted(_, let lastError):
             (lastError as? FetchError)?.response
-        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused:
+        case .notEventStream(let response):
+            response
+        case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused,
+            .eventDecoding:
             nil
         }
     }
@@ -95,6 +105,13 @@ extension FetchError: CustomStringConvertible {
         case .credentialRefreshFailed(let error, let response):
             return
                 "\(ErrorText.exchange(response)), and refreshing the credentials failed: \(ErrorText.describe(error))"
+        case .notEventStream(let response):
+            let type = response.value(forHeader: "Content-Type").map { "Content-Type \($0)" } ?? "no Content-Type"
+            return "\(ErrorText.exchange(response)) with \(type), not a text/event-stream of Server-Sent Events"
+        case .eventDecoding(let error, let event):
+            let id = event.id.map { " (id \($0.debugDescription))" } ?? ""
+            return "Could not decode the data of event \(event.event.debugDescription)\(id):"
+                + " \(ErrorText.describe(error)). Data: \(ErrorText.body(Data(event.data.utf8)))"
         }
     }
 }
