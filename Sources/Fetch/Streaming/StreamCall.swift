@@ -78,7 +78,7 @@ final class StreamCall: Sendable {
         guard let waiting else {
             return
         }
-        task.cancel()
+        cancelTask()
         waiting.resume(throwing: FetchError.cancelled)
     }
 
@@ -155,7 +155,7 @@ final class StreamCall: Sendable {
             buffer.receive(data)
         case .errorBodyComplete(let httpResponse, let body, let continuation):
             // The rest of the body is not wanted.
-            task.cancel()
+            cancelTask()
             continuation.resume(throwing: statusError(httpResponse, body: body))
         }
     }
@@ -213,7 +213,17 @@ final class StreamCall: Sendable {
         return ChunkBuffer.Control(
             pause: { task.suspend() },
             resume: { task.resume() },
-            cancel: { task.cancel() }
+            cancel: { [self] in cancelTask() }
         )
+    }
+
+    /// Cancels the task from a queue of its own: this may run inside a delegate call, which on
+    /// swift-corelibs-foundation runs on the queue that `URLSessionTask.cancel()` synchronises with (see
+    /// ``InlineDelegateQueue``).
+    private func cancelTask() {
+        let task = task
+        DispatchQueue.global().async {
+            task.cancel()
+        }
     }
 }

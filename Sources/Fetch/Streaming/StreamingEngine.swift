@@ -21,7 +21,6 @@ package final class StreamingEngine: NSObject, Sendable {
     package let urlSession: URLSession
     private let redirectPolicy: RedirectPolicy
     private let calls = Locked([Int: StreamCall]())
-    private let delegateDispatchQueue: DispatchQueue
 
     /// Creates an engine with a `URLSession` of its own, made from `configuration`.
     ///
@@ -30,13 +29,15 @@ package final class StreamingEngine: NSObject, Sendable {
     ///   - redirectPolicy: How redirects are followed.
     package init(configuration: URLSessionConfiguration, redirectPolicy: RedirectPolicy) {
         let delegate = Delegate()
-        let operationQueue = OperationQueue()
-        operationQueue.name = "Fetch.StreamingEngine.delegate"
-        operationQueue.maxConcurrentOperationCount = 1
-        // A serial queue of its own, so that chunks are handed on even while Dispatch's shared pool is busy.
-        let dispatchQueue = DispatchQueue(label: "Fetch.StreamingEngine.delegate", qos: .userInitiated)
-        operationQueue.underlyingQueue = dispatchQueue
-        self.delegateDispatchQueue = dispatchQueue
+        #if canImport(FoundationNetworking)
+            let operationQueue: OperationQueue = InlineDelegateQueue()
+        #else
+            let operationQueue = OperationQueue()
+            operationQueue.name = "Fetch.StreamingEngine.delegate"
+            operationQueue.maxConcurrentOperationCount = 1
+            // A serial queue of its own, so that chunks are handed on even while Dispatch's shared pool is busy.
+            operationQueue.underlyingQueue = DispatchQueue(label: "Fetch.StreamingEngine.delegate", qos: .userInitiated)
+        #endif
         self.redirectPolicy = redirectPolicy
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: operationQueue)
         super.init()

@@ -1,7 +1,8 @@
-@testable import Fetch
 import FetchTesting
 import Foundation
 import Testing
+
+@testable import Fetch
 
 @Suite struct ChunkBufferTests {
     final class Controls: Sendable {

@@ -1,6 +1,7 @@
-@testable import Fetch
 import Foundation
 import Testing
+
+@testable import Fetch
 
 @Suite struct LineSplitterTests {
     static func lines(_ input: [UInt8], in sizes: [Int]) -> [String] {

@@ -87,32 +87,36 @@ import Testing
     }
 
     @Test func severalDataLinesJoinWithLineFeeds() {
-        #expect(events("data: first\ndata: second\ndata\ndata: fourth\n\n") == [
-            ServerSentEvent(data: "first\nsecond\n\nfourth")
-        ])
+        #expect(
+            events("data: first\ndata: second\ndata\ndata: fourth\n\n") == [
+                ServerSentEvent(data: "first\nsecond\n\nfourth")
+            ])
         #expect(events("data\ndata\n\n") == [ServerSentEvent(data: "\n")])
     }
 
     @Test func aFieldWithoutAColonHasAnEmptyValue() {
         #expect(events("data\n\n") == [ServerSentEvent(data: "")])
-        #expect(events("id: 1\ndata: a\n\nid\ndata: b\n\n") == [
-            ServerSentEvent(id: "1", data: "a"), ServerSentEvent(id: nil, data: "b"),
-        ])
+        #expect(
+            events("id: 1\ndata: a\n\nid\ndata: b\n\n") == [
+                ServerSentEvent(id: "1", data: "a"), ServerSentEvent(id: nil, data: "b"),
+            ])
         #expect(events("event: custom\nevent\ndata: a\n\n") == [ServerSentEvent(event: "message", data: "a")])
     }
 
     @Test func anIDContainingNULIsIgnored() {
-        #expect(events("id: 7\ndata: a\n\nid: 8\u{0}9\ndata: b\n\n") == [
-            ServerSentEvent(id: "7", data: "a"), ServerSentEvent(id: "7", data: "b"),
-        ])
+        #expect(
+            events("id: 7\ndata: a\n\nid: 8\u{0}9\ndata: b\n\n") == [
+                ServerSentEvent(id: "7", data: "a"), ServerSentEvent(id: "7", data: "b"),
+            ])
     }
 
     @Test func aRetryThatIsNotAllDigitsIsIgnored() {
         #expect(events("retry: 1500\ndata: a\n\n") == [ServerSentEvent(data: "a", retry: 1500)])
-        #expect(events("retry: 15s\ndata: a\n\nretry: -1\ndata: b\n\nretry: 1.5\ndata: c\n\nretry:\ndata: d\n\n") == [
-            ServerSentEvent(data: "a"), ServerSentEvent(data: "b"), ServerSentEvent(data: "c"),
-            ServerSentEvent(data: "d"),
-        ])
+        #expect(
+            events("retry: 15s\ndata: a\n\nretry: -1\ndata: b\n\nretry: 1.5\ndata: c\n\nretry:\ndata: d\n\n") == [
+                ServerSentEvent(data: "a"), ServerSentEvent(data: "b"), ServerSentEvent(data: "c"),
+                ServerSentEvent(data: "d"),
+            ])
         var parser = ServerSentEventParser()
         _ = parser.parse(Data("retry: 2000\n\nretry: 20 00\n\nretry: x\n\n".utf8))
         #expect(parser.reconnectionTime == 2000)
@@ -124,16 +128,18 @@ import Testing
         // The event type of a block without data does not carry over to the next event.
         #expect(events("event: ping\n\ndata: a\n\n") == [ServerSentEvent(data: "a")])
         // The event type and data are reset after each dispatch; unknown fields are ignored.
-        #expect(events("event: update\nfoo: bar\ndata: 1\n\ndata: 2\n\n") == [
-            ServerSentEvent(event: "update", data: "1"), ServerSentEvent(data: "2"),
-        ])
+        #expect(
+            events("event: update\nfoo: bar\ndata: 1\n\ndata: 2\n\n") == [
+                ServerSentEvent(event: "update", data: "1"), ServerSentEvent(data: "2"),
+            ])
     }
 
     @Test func theLastEventIDPersistsAcrossEvents() {
-        #expect(events("id: 1\ndata: a\n\ndata: b\n\nid: 2\n\ndata: c\n\n") == [
-            ServerSentEvent(id: "1", data: "a"), ServerSentEvent(id: "1", data: "b"),
-            ServerSentEvent(id: "2", data: "c"),
-        ])
+        #expect(
+            events("id: 1\ndata: a\n\ndata: b\n\nid: 2\n\ndata: c\n\n") == [
+                ServerSentEvent(id: "1", data: "a"), ServerSentEvent(id: "1", data: "b"),
+                ServerSentEvent(id: "2", data: "c"),
+            ])
         var parser = ServerSentEventParser()
         _ = parser.parse(Data("id: 1\ndata: a\n\nid: 2\n\n".utf8))
         #expect(parser.lastEventID == "2")
@@ -150,9 +156,10 @@ import Testing
     }
 
     @Test func invalidUTF8BecomesReplacementCharacters() {
-        #expect(events([UInt8]("data: a".utf8) + [0xFF, 0xC3] + [UInt8]("\n\n".utf8)) == [
-            ServerSentEvent(data: "a\u{FFFD}\u{FFFD}")
-        ])
+        #expect(
+            events([UInt8]("data: a".utf8) + [0xFF, 0xC3] + [UInt8]("\n\n".utf8)) == [
+                ServerSentEvent(data: "a\u{FFFD}\u{FFFD}")
+            ])
         #expect(events("data: é 🎉\n\n") == [ServerSentEvent(data: "é 🎉")])
     }
 

@@ -75,11 +75,12 @@ import Testing
         for try await event in makeSession().events(TestRequest(server.url("/stream/reconnect/\(id)?retry=400"))) {
             events.append(event)
         }
-        #expect(events == [
-            ServerSentEvent(id: "1", data: "one"),
-            ServerSentEvent(id: "2", data: "two"),
-            ServerSentEvent(id: "4", data: "after 2"),
-        ])
+        #expect(
+            events == [
+                ServerSentEvent(id: "1", data: "one"),
+                ServerSentEvent(id: "2", data: "two"),
+                ServerSentEvent(id: "4", data: "after 2"),
+            ])
         let log = try await Self.log(id, on: server)
         try #require(log.connections.count == 3)
         #expect(log.connections[0].lastEventID == nil)
