@@ -45,9 +45,17 @@ extension Session: ResponseStreaming {
         bufferLimit: Int
     ) async throws -> ResponseStream {
         let configuration = urlSession.configuration
-        let urlRequest = try Exchange.makeURLRequest(
+        var urlRequest = try Exchange.makeURLRequest(
             for: request, defaultTimeout: configuration.timeoutIntervalForRequest
         ).get()
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation truncates timeouts to whole seconds (0.5 s would time out at once). For a
+            // stream the timeout is how long the server may stay silent, so the next whole second is close enough.
+            let timeout = urlRequest.timeoutInterval
+            if timeout > 0, timeout.rounded(.up) != timeout {
+                urlRequest.timeoutInterval = timeout.rounded(.up)
+            }
+        #endif
         // One engine per stream until Session keeps one of its own: its URLSession is released when the stream ends.
         let engine = StreamingEngine(configuration: configuration, redirectPolicy: redirectPolicy)
         defer { engine.finishAndInvalidate() }

@@ -8,8 +8,9 @@ import Foundation
 ///
 /// `URLSession.bytes(for:)` does not exist in swift-corelibs-foundation, and there a task's data reaches only the
 /// session's delegate (a task's own `delegate` gets no data), so the engine owns a `URLSession` whose delegate it is.
-/// The delegate hands each chunk to the stream's ``ChunkBuffer`` as it arrives, applies the ``RedirectPolicy``,
-/// and reads at most ``errorBodyLimit`` bytes of an error response's body for its error.
+/// The delegate hands each chunk to the stream's ``ChunkBuffer`` as it arrives (on swift-corelibs-foundation
+/// inline, on libcurl's queue: see ``InlineDelegateQueue``), applies the ``RedirectPolicy``, and reads at most
+/// ``errorBodyLimit`` bytes of an error response's body for its error.
 ///
 /// One engine serves any number of streams. It keeps its `URLSession` (and itself, its delegate) alive until
 /// ``finishAndInvalidate()``, after which the streams in flight still run to their end.
@@ -35,8 +36,6 @@ package final class StreamingEngine: NSObject, Sendable {
             let operationQueue = OperationQueue()
             operationQueue.name = "Fetch.StreamingEngine.delegate"
             operationQueue.maxConcurrentOperationCount = 1
-            // A serial queue of its own, so that chunks are handed on even while Dispatch's shared pool is busy.
-            operationQueue.underlyingQueue = DispatchQueue(label: "Fetch.StreamingEngine.delegate", qos: .userInitiated)
         #endif
         self.redirectPolicy = redirectPolicy
         self.urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: operationQueue)
