@@ -97,7 +97,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 } catch FetchError.cancelled {
                     throw FetchError.cancelled
                 } catch {
-                    try Task.checkCancellation()
+                    if Task.isCancelled {
+                        throw FetchError.cancelled
+                    }
                     endConnection(error: error)
                 }
             }

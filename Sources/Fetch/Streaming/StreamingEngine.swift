@@ -79,7 +79,9 @@ package final class StreamingEngine: NSObject, Sendable {
                 if call.open(continuation) {
                     task.resume()
                 } else {
+                    // Cancelled before it started: a task never resumed would keep the URLSession from invalidating.
                     calls.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                    task.cancel()
                 }
             }
         } onCancel: {

@@ -19,30 +19,14 @@ import Testing
 
     @Test(.enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"))
     func aSlowConsumerReadsA500MBStreamWhileMemoryGrowsByLessThan32MB() async throws {
-        if ProcessInfo.processInfo.environment[Self.childVariable] == "1" {
+        if ChildTestRun.isChild(Self.childVariable) {
             try await streamAndMeasure()
         } else {
-            try await runInAProcessOfItsOwn()
-        }
-    }
-
-    func runInAProcessOfItsOwn() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "LargeStreamTests"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let exits = Captured<Int32>()
-        process.terminationHandler = { exits.capture($0.terminationStatus) }
-        try process.run()
-        let status = try await exits.first(timeout: .seconds(90))
-        let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-        #expect(status == 0, "the measuring run failed:\n\(text)")
-        #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")
-        if let line = text.split(separator: "\n").first(where: { $0.contains("streamed ") }) {
-            print(line)
+            let output = try await ChildTestRun.run(
+                suite: "LargeStreamTests", variable: Self.childVariable, timeout: .seconds(90))
+            if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("streamed ") }) {
+                print(line)
+            }
         }
     }
 

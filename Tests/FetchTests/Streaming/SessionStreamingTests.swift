@@ -22,11 +22,6 @@ import Testing
         let closedAt: Double?
     }
 
-    struct Tick: Decodable {
-        let n: Int
-        let sent: Double
-    }
-
     struct Item: Decodable, Equatable {
         let n: Int
         let name: String
@@ -49,23 +44,6 @@ import Testing
     }
 
     // MARK: - Server-Sent Events
-
-    @Test func eventsArriveWithin50MillisecondsOfBeingWritten() async throws {
-        let server = try TestServer.running()
-        let session = makeSession()
-        var latencies: [Double] = []
-        let request = TestRequest(server.url("/stream/ticks?count=10&interval=100"))
-        for try await event in session.events(request, reconnectPolicy: .never) {
-            let received = Date().timeIntervalSince1970
-            let tick = try event.decode(Tick.self)
-            #expect(tick.n == latencies.count)
-            #expect(event.id == String(tick.n))
-            latencies.append(received - tick.sent)
-        }
-        #expect(latencies.count == 10)
-        let worst = try #require(latencies.max())
-        #expect(worst < 0.05, "latencies in ms: \(latencies.map { Int($0 * 1000) })")
-    }
 
     @Test func aDroppedConnectionReconnectsWithTheLastEventIDAfterTheServersRetry() async throws {
         let server = try TestServer.running()
