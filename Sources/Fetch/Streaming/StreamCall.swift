@@ -82,6 +82,21 @@ final class StreamCall: Sendable {
         waiting.resume(throwing: FetchError.cancelled)
     }
 
+    /// Cancels the call, whether it is still opening or its body is being read.
+    func cancel() {
+        let buffer = state.withLock { state -> ChunkBuffer? in
+            guard case .streaming(let buffer) = state.phase else {
+                return nil
+            }
+            return buffer
+        }
+        guard let buffer else {
+            cancelOpening()
+            return
+        }
+        buffer.cancel()
+    }
+
     /// The response head arrived; returns whether to read its body.
     func receive(_ urlResponse: URLResponse) -> Bool {
         enum Outcome {

@@ -48,6 +48,15 @@ package final class StreamingEngine: NSObject, Sendable {
         urlSession.finishTasksAndInvalidate()
     }
 
+    /// Cancels every stream in flight: one still opening throws ``FetchError/cancelled``, one being read throws it
+    /// from its next read. For `Session.cancelAllTasks()`.
+    package func cancelAll() {
+        let inFlight = calls.withLock { Array($0.values) }
+        for call in inFlight {
+            call.cancel()
+        }
+    }
+
     /// Sends `urlRequest` and returns once the response head has arrived.
     ///
     /// - Parameters:

@@ -1,7 +1,8 @@
-import Fetch
 import FetchTesting
 import Foundation
 import Testing
+
+@testable import Fetch
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -221,6 +222,21 @@ import Testing
             Issue.record("expected redirectRefused, got \(String(describing: error))")
             return
         }
+    }
+
+    @Test func cancellingEveryStreamOfAnEngineEndsThemWithCancelled() async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        let engine = StreamingEngine(configuration: .ephemeral, redirectPolicy: .default)
+        defer { engine.finishAndInvalidate() }
+        let request = TestRequest(server.url("/stream/hold/\(id)"))
+        let stream = try await engine.stream(
+            try request.makeURLRequest(), for: request, errorParser: nil, bufferLimit: 1024)
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("data: open\n\n".utf8))
+        engine.cancelAll()
+        await #expect(throws: FetchError.self) { try await iterator.next() }
+        _ = try await Self.closedAt(id, on: server)
     }
 
     @Test func cancellingBeforeTheHeadArrivesThrowsCancelled() async throws {
