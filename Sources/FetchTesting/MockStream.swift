@@ -24,7 +24,7 @@ import Foundation
 ///     received.append(event.data)
 /// }
 /// #expect(received == ["one", "two"])
-/// #expect(mock.requests[1].headers?["Last-Event-ID"] == "1")
+/// #expect(try mock.requests[1].makeURLRequest().value(forHTTPHeaderField: "Last-Event-ID") == "1")
 /// #expect(scheduler.delays == [0.5, 0.5])
 /// ```
 ///
