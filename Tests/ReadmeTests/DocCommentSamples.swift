@@ -565,3 +565,107 @@ enum DownloadResumptionSample {
         return download
     }
 }
+
+// MARK: - Streaming
+
+enum StreamingFixtures {
+    struct ExportOrders: Request {
+        var url: URL { URL(filePath: "/orders/export") }
+    }
+
+    struct Order: Decodable, Sendable {
+        let id: Int
+    }
+
+    struct GetNotifications: Request {
+        var url: URL { URL(filePath: "/notifications") }
+    }
+
+    struct Notification: Decodable {
+        let text: String
+    }
+}
+
+enum ResponseStreamSample {
+    typealias ExportOrders = StreamingFixtures.ExportOrders
+    typealias Order = StreamingFixtures.Order
+
+    static func sample(session: Session) async throws {
+        // DOC-BEGIN
+        let stream = try await session.stream(ExportOrders())
+        print(stream.response.status)
+        for try await line in stream.lines {
+            print(line)
+        }
+        // DOC-END
+    }
+
+    static func jsonLines(session: Session) async throws {
+        // DOC-BEGIN
+        for try await order in try await session.stream(ExportOrders()).jsonLines(of: Order.self) {
+            print(order)
+        }
+        // DOC-END
+    }
+}
+
+enum ServerSentEventSample {
+    typealias GetNotifications = StreamingFixtures.GetNotifications
+    typealias Notification = StreamingFixtures.Notification
+
+    static func sample(session: Session) async throws {
+        // DOC-BEGIN
+        for try await event in session.events(GetNotifications()) {
+            let notification = try event.decode(Notification.self)
+            print(notification)
+        }
+        // DOC-END
+    }
+}
+
+enum ServerSentEventParserSample {
+    static func sample(stream: ResponseStream) async throws {
+        // DOC-BEGIN
+        var parser = ServerSentEventParser()
+        for try await chunk in stream {
+            for event in parser.parse(chunk) {
+                print(event.data)
+            }
+        }
+        // DOC-END
+    }
+}
+
+enum SessionStreamingSample {
+    typealias ExportOrders = StreamingFixtures.ExportOrders
+    typealias Order = StreamingFixtures.Order
+
+    static func sample(session: Session) async throws {
+        // DOC-BEGIN
+        let stream = try await session.stream(ExportOrders())
+        for try await order in stream.jsonLines(of: Order.self) {
+            print(order)
+        }
+        // DOC-END
+    }
+}
+
+enum MockStreamSample {
+    static func sample(request: any Request) async throws {
+        // DOC-BEGIN
+        let mock = MockStream(connections: [
+            .events([ServerSentEvent(id: "1", data: "one")], retry: 500),  // then the connection drops
+            .events([ServerSentEvent(id: "2", data: "two")]),
+            .noContent,  // 204: the client stops
+        ])
+        let scheduler = TestScheduler()
+        var received: [String] = []
+        for try await event in mock.events(request, scheduler: scheduler) {
+            received.append(event.data)
+        }
+        #expect(received == ["one", "two"])
+        #expect(try mock.requests[1].makeURLRequest().value(forHTTPHeaderField: "Last-Event-ID") == "1")
+        #expect(scheduler.delays == [0.5, 0.5])
+        // DOC-END
+    }
+}

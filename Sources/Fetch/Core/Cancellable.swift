@@ -1,7 +1,7 @@
 /// A call in flight that can be cancelled.
 ///
 /// Cancelling is idempotent and thread-safe. A call cancelled before it finished completes once, with
-/// ``FetchError/cancelled``; cancelling a finished call does nothing.
+/// ``FetchError/cancelled(request:)``; cancelling a finished call does nothing.
 public protocol Cancellable: Sendable {
     /// Cancels the call if it has not finished yet.
     func cancel()

@@ -58,6 +58,13 @@ public enum FetchError: Error, Sendable {
     /// server announced, or its SHA-256 from the expected one. The string says which.
     case integrityCheckFailed(url: URL, reason: String)
 
+    /// A streamed response that should be a Server-Sent Events stream is not: its `Content-Type` is not
+    /// `text/event-stream`. The response's body is not read.
+    case notEventStream(Response)
+
+    /// The data of a Server-Sent Event could not be decoded into the expected type.
+    case eventDecoding(DecodingError, ServerSentEvent)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
@@ -65,8 +72,10 @@ public enum FetchError: Error, Sendable {
             response
         case .attemptsExhausted(_, let lastError, _):
             (lastError as? FetchError)?.response
+        case .notEventStream(let response):
+            response
         case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused,
-            .integrityCheckFailed:
+            .integrityCheckFailed, .eventDecoding:
             nil
         }
     }
@@ -108,6 +117,13 @@ extension FetchError: CustomStringConvertible {
                 "\(ErrorText.exchange(response)), and refreshing the credentials failed: \(ErrorText.describe(error))"
         case .integrityCheckFailed(let url, let reason):
             return "The download of \(url.absoluteString) failed its check, so it was not kept: \(reason)"
+        case .notEventStream(let response):
+            let type = response.value(forHeader: "Content-Type").map { "Content-Type \($0)" } ?? "no Content-Type"
+            return "\(ErrorText.exchange(response)) with \(type), not a text/event-stream of Server-Sent Events"
+        case .eventDecoding(let error, let event):
+            let id = event.id.map { " (id \($0.debugDescription))" } ?? ""
+            return "Could not decode the data of event \(event.event.debugDescription)\(id):"
+                + " \(ErrorText.describe(error)). Data: \(ErrorText.body(Data(event.data.utf8)))"
         }
     }
 }

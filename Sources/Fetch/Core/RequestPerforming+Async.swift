@@ -10,7 +10,7 @@ extension RequestPerforming {
     ///   - request: The request to send.
     ///   - errorParser: The object that turns error bodies into errors. The default is none.
     /// - Returns: The parsed value.
-    /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled`` when the task is cancelled.
+    /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled(request:)`` when the task is cancelled.
     public func perform<T: Parsable>(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> T {
         let answer: Result<Response, any Error>
         do {
@@ -29,7 +29,7 @@ extension RequestPerforming {
     ///   - type: The type to parse the response as.
     ///   - errorParser: The object that turns error bodies into errors. The default is none.
     /// - Returns: The parsed value.
-    /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled`` when the task is cancelled.
+    /// - Throws: The error parser's error, a ``FetchError``, or ``FetchError/cancelled(request:)`` when the task is cancelled.
     public func perform<T: Parsable>(
         _ request: any Request,
         as type: T.Type,

@@ -25,7 +25,7 @@ public protocol RequestPerforming: Sendable {
     ///   - request: The request to send.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
     ///   - completion: Called exactly once with the parsed value or the error: when the call finishes, or with
-    ///     ``FetchError/cancelled`` when it is cancelled first.
+    ///     ``FetchError/cancelled(request:)`` when it is cancelled first.
     /// - Returns: A handle that cancels the call.
     @discardableResult
     func perform<T: Parsable>(

@@ -16,7 +16,7 @@ import Foundation
 /// ```
 ///
 /// Each caller still gets its own completion, with the response parsed as its own type and read by its own error
-/// parser. A caller that cancels gets ``FetchError/cancelled`` and leaves the others waiting; the shared request is
+/// parser. A caller that cancels gets ``FetchError/cancelled(request:)`` and leaves the others waiting; the shared request is
 /// cancelled only when every caller has cancelled. Other requests pass through unchanged.
 ///
 /// Completions are called on the innermost session's callback queue, as for any stack; the `async` forms do not use
@@ -49,7 +49,7 @@ public final class DeduplicatingPerformer: RequestPerforming {
     ///   - request: The request to send.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
     ///   - completion: Called exactly once with this caller's parsed value or error, or with
-    ///     ``FetchError/cancelled`` when this caller cancels first.
+    ///     ``FetchError/cancelled(request:)`` when this caller cancels first.
     /// - Returns: A handle that cancels this caller's call; the shared request goes on while others wait for it.
     @discardableResult
     public func perform<T: Parsable>(

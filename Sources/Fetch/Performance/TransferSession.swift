@@ -89,7 +89,7 @@ public final class TransferSession: Sendable {
     ///   - completion: Called exactly once on ``callbackQueue`` with the response (its body is in the file, not in
     ///     ``Response/data``), or the error: the error parser's or ``FetchError/unacceptableStatus(_:)`` for a
     ///     status outside 2xx, a ``FetchError`` for a transport failure, the file system's error when the file
-    ///     could not be moved into place, ``FetchError/cancelled`` when cancelled.
+    ///     could not be moved into place, ``FetchError/cancelled(request:)`` when cancelled.
     /// - Returns: A handle that cancels the download.
     @discardableResult
     public func download(
@@ -138,7 +138,7 @@ public final class TransferSession: Sendable {
     ///   - completion: Called exactly once on ``callbackQueue`` with the response of the last request (`206 Partial
     ///     Content` when the download was resumed; its body is in the file), or the error: as for
     ///     ``download(_:to:errorParser:progress:completion:)``, plus ``FetchError/integrityCheckFailed(url:reason:)``
-    ///     and ``FetchError/attemptsExhausted(attempts:lastError:)``.
+    ///     and ``FetchError/attemptsExhausted(attempts:lastError:request:)``.
     /// - Returns: A handle that cancels the download; the partial file stays, for a later download to resume.
     @discardableResult
     public func download(
@@ -412,7 +412,7 @@ public final class Transfer<Value: Sendable>: Cancellable {
     /// The transfer's result: the response of a download (its body in the destination file), or the parsed
     /// response of an upload.
     ///
-    /// - Throws: What the callback form's completion would fail with; ``FetchError/cancelled`` when cancelled.
+    /// - Throws: What the callback form's completion would fail with; ``FetchError/cancelled(request:)`` when cancelled.
     public var value: Value {
         get async throws {
             try await withTaskCancellationHandler {
@@ -436,7 +436,7 @@ public final class Transfer<Value: Sendable>: Cancellable {
         }
     }
 
-    /// Cancels the transfer; ``value`` throws ``FetchError/cancelled`` and ``progress`` ends.
+    /// Cancels the transfer; ``value`` throws ``FetchError/cancelled(request:)`` and ``progress`` ends.
     public func cancel() {
         call.withLock { $0 }?.cancel()
     }

@@ -10,7 +10,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     private struct State {
         var isEnded = false
         var isCancelled = false
-        /// Delivers ``FetchError/cancelled`` to the caller; set when the call starts.
+        /// Delivers ``FetchError/cancelled(request:)`` to the caller; set when the call starts.
         var reportCancellation: (@Sendable () -> Void)?
         /// What was started inside this context: the transport's handle, or the contexts `next` made.
         var inFlight: [any Cancellable] = []
@@ -38,7 +38,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     }
 
     /// Whether the call was cancelled (the caller's, or this use of `next`). A middleware that waits (a retry's backoff, a refresh) checks it before
-    /// going on; `next` answers a cancelled call with ``FetchError/cancelled`` without sending anything.
+    /// going on; `next` answers a cancelled call with ``FetchError/cancelled(request:)`` without sending anything.
     public var isCancelled: Bool {
         state.withLock { $0.isCancelled }
     }
@@ -95,7 +95,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     }
 
     /// Cancels the call: stops what it has in flight, runs the ``onCancel(_:)`` actions, and completes the caller
-    /// with ``FetchError/cancelled``, unless the call has already finished.
+    /// with ``FetchError/cancelled(request:)``, unless the call has already finished.
     public func cancel() {
         let ended = state.withLock {
             state -> (report: (@Sendable () -> Void)?, [any Cancellable], [@Sendable () -> Void])? in

@@ -19,7 +19,7 @@ public struct Next: Sendable {
     ///   - request: The request to send on: the one the middleware received, or one it made from it (an
     ///     ``AdaptedRequest``, say).
     ///   - completion: Called exactly once with the response of any status, or the failure: with
-    ///     ``FetchError/cancelled`` when the call or the returned handle cancels it first, at once and without
+    ///     ``FetchError/cancelled(request:)`` when the call or the returned handle cancels it first, at once and without
     ///     sending anything when the call has already been cancelled.
     /// - Returns: The handle that cancels this use of `next` alone; cancelling the call cancels it too.
     @discardableResult
@@ -40,7 +40,7 @@ public struct Next: Sendable {
     ///
     /// - Parameters:
     ///   - request: The request to send on.
-    ///   - completion: Called exactly once with the response or the failure; with ``FetchError/cancelled`` when
+    ///   - completion: Called exactly once with the response or the failure; with ``FetchError/cancelled(request:)`` when
     ///     the returned handle cancels it first.
     /// - Returns: The handle that cancels the detached call.
     public func detached(

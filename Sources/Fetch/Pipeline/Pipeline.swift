@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A ``Session`` is a pipeline with no middlewares over `URLSession`; `session.retrying().observing { … }` is the
 /// same transport behind two middlewares. Whatever the stack, the pipeline alone:
-/// - completes each call exactly once, with ``FetchError/cancelled`` when it is cancelled first;
+/// - completes each call exactly once, with ``FetchError/cancelled(request:)`` when it is cancelled first;
 /// - parses the final response into the caller's type, off the transport's thread and off the callback queue, so
 ///   that large responses decode in parallel (over the synchronous doubles, on the calling thread);
 /// - calls callback-form completions on ``callbackQueue`` (the innermost session's), and never uses it for the
@@ -148,7 +148,7 @@ extension Pipeline {
         let transport: any Transport
 
         /// Starts `context`'s call at step `index`, and calls `completion` exactly once: with the answer, or with
-        /// ``FetchError/cancelled`` when the call is cancelled first (at once if it already was).
+        /// ``FetchError/cancelled(request:)`` when the call is cancelled first (at once if it already was).
         func start(
             _ request: any Request,
             from index: Int,

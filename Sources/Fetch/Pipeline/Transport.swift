@@ -10,7 +10,7 @@ public protocol Transport: Sendable {
     /// - Parameters:
     ///   - request: The request, as the middlewares passed it on.
     ///   - completion: Called exactly once, with the response of any status or with the failure: ``FetchError``s
-    ///     for Fetch's own (``FetchError/cancelled`` when the returned handle cancels it first).
+    ///     for Fetch's own (``FetchError/cancelled(request:)`` when the returned handle cancels it first).
     /// - Returns: A handle that cancels the request.
     func send(
         _ request: any Request,

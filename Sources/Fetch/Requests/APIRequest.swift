@@ -98,7 +98,7 @@ public struct APIRequest: Request {
     /// ``Session`` does until the call completes.
     ///
     /// - Returns: The request to send.
-    /// - Throws: The first error a modifier recorded: ``FetchError/encoding(_:)`` for a body that could not be
+    /// - Throws: The first error a modifier recorded: ``FetchError/encoding(_:request:)`` for a body that could not be
     ///   encoded; ``FetchError/invalidRequest(_:)`` when no URL can be made or a header name or value cannot be
     ///   sent (it contains a CR, LF or NUL, or the name is not a token).
     public func makeURLRequest() throws -> URLRequest {
@@ -283,7 +283,7 @@ extension APIRequest {
     ///   - value: The value to encode.
     ///   - encoder: The encoder. The default, ``DefaultEncoding/encoder``, writes ISO-8601 dates and sorted keys.
     /// - Returns: The changed request. When `value` cannot be encoded, ``makeURLRequest()`` throws
-    ///   ``FetchError/encoding(_:)`` with the encoder's error.
+    ///   ``FetchError/encoding(_:request:)`` with the encoder's error.
     public func jsonBody(_ value: some Encodable, encoder: JSONEncoder = DefaultEncoding.encoder) -> APIRequest {
         changed { request in
             do {
@@ -323,7 +323,7 @@ extension APIRequest {
     ///
     /// - Parameter multipart: The fields and files.
     /// - Returns: The changed request. When a file cannot be read or the temporary file written,
-    ///   ``makeURLRequest()`` throws ``FetchError/encoding(_:)``.
+    ///   ``makeURLRequest()`` throws ``FetchError/encoding(_:request:)``.
     public func multipartBody(_ multipart: MultipartBody) -> APIRequest {
         changed { request in
             do {

@@ -16,7 +16,7 @@ extension MultipartBody {
     /// Encodes the body: in memory when it is at most ``memoryLimit`` bytes, otherwise into a temporary file.
     ///
     /// - Returns: The `Content-Type` to send (`multipart/form-data; boundary=…`) and the body.
-    /// - Throws: ``FetchError/encoding(_:)`` when a file cannot be read or the temporary file written;
+    /// - Throws: ``FetchError/encoding(_:request:)`` when a file cannot be read or the temporary file written;
     ///   ``FetchError/invalidRequest(_:)`` when a part's content type contains a line break, or every boundary
     ///   tried occurs in a part.
     package func encoded() throws -> (contentType: String, body: EncodedBody) {

@@ -29,7 +29,7 @@ public struct RetryPolicy: Sendable {
     public var maximumRetryAfter: TimeInterval
 
     /// The longest time one call may take, all attempts and waits included, in seconds; `nil` for no limit. When it
-    /// passes, the attempt in flight is cancelled and the call fails with ``FetchError/timedOut``. The default is
+    /// passes, the attempt in flight is cancelled and the call fails with ``FetchError/timedOut(request:seconds:)``. The default is
     /// `nil`.
     public var deadline: TimeInterval?
 

@@ -8,7 +8,7 @@ import Foundation
 /// ```
 ///
 /// A cancelled call is never retried. When a call that was retried fails in the end, the error is
-/// ``FetchError/attemptsExhausted(attempts:lastError:)``, which says how many attempts were made; a call that failed
+/// ``FetchError/attemptsExhausted(attempts:lastError:request:)``, which says how many attempts were made; a call that failed
 /// on its first and only attempt delivers its error unchanged. Waits go through a ``Scheduling`` clock, so tests
 /// with FetchTesting's `TestScheduler` and `MockPerformer` run retries synchronously. Each wait is reported as
 /// ``FetchEvent/retrying(_:attempt:delay:reason:)`` to the call's observers (an `observing` performer anywhere in
@@ -49,7 +49,7 @@ public final class RetryingPerformer: RequestPerforming {
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
     ///   - completion: Called exactly once, on the innermost session's callback queue if there is one.
     /// - Returns: A handle that cancels the attempt in flight or the wait, and completes with
-    ///   ``FetchError/cancelled``.
+    ///   ``FetchError/cancelled(request:)``.
     @discardableResult
     public func perform<T: Parsable>(
         _ request: any Request,
@@ -166,7 +166,7 @@ private struct RetryMiddleware: Middleware {
     }
 
     /// What a call delivers after `attempts` attempts: the last answer unchanged after one; after more, a success,
-    /// or ``FetchError/attemptsExhausted(attempts:lastError:)`` with the last error, or with the last response
+    /// or ``FetchError/attemptsExhausted(attempts:lastError:request:)`` with the last error, or with the last response
     /// outside 2xx as ``FetchError/unacceptableStatus(_:)`` (which the pipeline reads with the error parser).
     private static func finalResult(
         _ result: Result<Response, any Error>,

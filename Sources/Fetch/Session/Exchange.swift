@@ -10,7 +10,7 @@ package enum Exchange {
     /// Builds the `URLRequest` to send, applying `defaultTimeout` when the request sets no ``Request/timeout``.
     ///
     /// Errors thrown by ``Request/makeURLRequest()`` arrive as ``FetchError``s: an `EncodingError` becomes
-    /// ``FetchError/encoding(_:)``; a ``FetchError`` or an error of the app's own passes through unchanged.
+    /// ``FetchError/encoding(_:request:)``; a ``FetchError`` or an error of the app's own passes through unchanged.
     package static func makeURLRequest(
         for request: any Request,
         defaultTimeout: TimeInterval?

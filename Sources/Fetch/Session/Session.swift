@@ -15,7 +15,7 @@ import Foundation
 /// let user: User = try await session.perform(GetUser(id: 1))
 /// ```
 ///
-/// Each completion is called exactly once: with the result, with an error, or with ``FetchError/cancelled`` when the
+/// Each completion is called exactly once: with the result, with an error, or with ``FetchError/cancelled(request:)`` when the
 /// call is cancelled first; never twice, and never after a cancellation was reported. A session is a ``Pipeline``
 /// with no middlewares: every stack built on it (`session.retrying().observing { … }`) delivers on its
 /// ``callbackQueue`` too.
@@ -109,7 +109,7 @@ public final class Session: RequestPerforming {
     ///   - request: The request to send.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
     ///   - completion: Called exactly once on ``callbackQueue`` with the parsed value or the error.
-    /// - Returns: A handle that cancels the call; a cancelled call completes with ``FetchError/cancelled``.
+    /// - Returns: A handle that cancels the call; a cancelled call completes with ``FetchError/cancelled(request:)``.
     @discardableResult
     public func perform<T: Parsable>(
         _ request: any Request,
@@ -120,7 +120,7 @@ public final class Session: RequestPerforming {
     }
 
     /// Cancels every call this session has in flight, whatever middlewares they went through; each completes with
-    /// ``FetchError/cancelled``.
+    /// ``FetchError/cancelled(request:)``.
     ///
     /// Tasks that other code started on the same `URLSession` are left alone.
     public func cancelAllTasks() {

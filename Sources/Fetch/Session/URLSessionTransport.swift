@@ -93,7 +93,7 @@ struct URLSessionTransport: Transport {
         call.start(task) { error in completion(.failure(error)) }
     }
 
-    /// Cancels every call in flight; each completes with ``FetchError/cancelled``.
+    /// Cancels every call in flight; each completes with ``FetchError/cancelled(request:)``.
     func cancelAll() {
         tasks.calls.cancelAll()
     }
@@ -181,7 +181,7 @@ struct TaskCall: Cancellable {
         report(endedEarly.error)
     }
 
-    /// Ends the call with ``FetchError/timedOut`` after `seconds`, unless it has finished by then.
+    /// Ends the call with ``FetchError/timedOut(request:seconds:)`` after `seconds`, unless it has finished by then.
     func endWithTimeout(after seconds: TimeInterval) {
         let source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + seconds)

@@ -1,0 +1,285 @@
+import Foundation
+
+/// A response whose body is read as it arrives: the ``response`` head at once, then the body as an `AsyncSequence`
+/// of `Data` chunks, in order, each handed on as soon as it arrives.
+///
+/// ```swift
+/// let stream = try await session.stream(ExportOrders())
+/// print(stream.response.status)
+/// for try await line in stream.lines {
+///     print(line)
+/// }
+/// ```
+///
+/// Iterate it once, from one task: the chunks are not kept. Cancelling the iterating task, or leaving the loop
+/// early, cancels the HTTP request; so does dropping a stream that was never iterated.
+///
+/// When the consumer falls behind, at most a bounded number of bytes wait in memory (see
+/// ``ResponseStream/defaultBufferLimit``).
+public struct ResponseStream: AsyncSequence, Sendable {
+    /// The element: one chunk of the body, as it arrived.
+    public typealias Element = Data
+
+    /// The response head: status, headers and final URL. Its ``Response/data`` is `nil`: the body is the stream.
+    public let response: Response
+
+    /// How many bytes of an unread body wait in memory, by default, before reading from the network pauses:
+    /// 4 MiB.
+    public static let defaultBufferLimit = 4 * 1024 * 1024
+
+    private let source: Source
+    /// Cancels the transfer when the last copy of this stream is dropped before anything iterated it.
+    private let lifetime: Lifetime
+
+    fileprivate enum Source: Sendable {
+        case buffer(ChunkBuffer)
+        case sequence(AsyncThrowingStream<Data, any Error>)
+    }
+
+    /// Creates a stream whose chunks come from an `AsyncThrowingStream`, for test doubles and custom transports.
+    ///
+    /// Ending `chunks` with an error makes the consumer's loop throw it after the chunks before it. When the
+    /// consumer stops early, `chunks`' `onTermination` handler runs with `.cancelled`.
+    ///
+    /// - Parameters:
+    ///   - response: The response head; its ``Response/data`` is ignored.
+    ///   - chunks: The body's chunks.
+    public init(response: Response, chunks: AsyncThrowingStream<Data, any Error>) {
+        self.init(response: response, source: .sequence(chunks))
+    }
+
+    /// A stream whose chunks come from a ``ChunkBuffer`` that the network fills.
+    package init(response: Response, buffer: ChunkBuffer) {
+        self.init(response: response, source: .buffer(buffer))
+    }
+
+    private init(response: Response, source: Source) {
+        self.response = response.data == nil ? response : response.withBody(nil)
+        self.source = source
+        self.lifetime = Lifetime(source: source)
+    }
+
+    /// Creates the iterator; a stream is iterated once.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(source: source, lifetime: lifetime)
+    }
+
+    /// Stops reading the body and cancels the HTTP request; a pending or later read throws
+    /// ``FetchError/cancelled(request:)``.
+    public func cancel() {
+        lifetime.cancel()
+    }
+
+    /// Reads the next chunk of a ``ResponseStream``.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let lifetime: Lifetime
+        private let token: IterationToken
+        private var base: Base
+
+        private enum Base {
+            case buffer(ChunkBuffer)
+            case sequence(AsyncThrowingStream<Data, any Error>.Iterator)
+        }
+
+        fileprivate init(source: Source, lifetime: Lifetime) {
+            self.lifetime = lifetime
+            self.token = IterationToken(lifetime: lifetime)
+            switch source {
+            case .buffer(let buffer):
+                base = .buffer(buffer)
+            case .sequence(let sequence):
+                base = .sequence(sequence.makeAsyncIterator())
+            }
+        }
+
+        /// The next chunk, or `nil` at the end of the body.
+        ///
+        /// - Throws: The transfer's error (a ``FetchError``), or ``FetchError/cancelled(request:)`` when the task is cancelled.
+        public mutating func next() async throws -> Data? {
+            switch base {
+            case .buffer(let buffer):
+                return try await buffer.next()
+            case .sequence(var iterator):
+                let chunk = try await iterator.next()
+                base = .sequence(iterator)
+                if chunk == nil, Task.isCancelled {
+                    throw FetchError.cancelled()
+                }
+                return chunk
+            }
+        }
+    }
+
+    /// Cancels the transfer when no one can read it any more.
+    fileprivate final class Lifetime: Sendable {
+        fileprivate let source: Source
+
+        init(source: Source) {
+            self.source = source
+        }
+
+        deinit {
+            cancel()
+        }
+
+        func cancel() {
+            switch source {
+            case .buffer(let buffer):
+                buffer.cancel()
+            case .sequence:
+                // An AsyncThrowingStream ends its producer when its iterator is dropped.
+                break
+            }
+        }
+    }
+
+    /// Cancels the transfer when an iterator is dropped: the consumer left its loop.
+    private final class IterationToken: Sendable {
+        private let lifetime: Lifetime
+
+        init(lifetime: Lifetime) {
+            self.lifetime = lifetime
+        }
+
+        deinit {
+            lifetime.cancel()
+        }
+    }
+}
+
+// MARK: - Lines
+
+extension ResponseStream {
+    /// The body as lines of UTF-8 text, ended by LF or CRLF, without their line endings. A last line without a line
+    /// ending is included.
+    public var lines: Lines {
+        Lines(stream: self)
+    }
+
+    /// The lines of a ``ResponseStream``'s body.
+    public struct Lines: AsyncSequence, Sendable {
+        /// The element: one line, without its line ending.
+        public typealias Element = String
+
+        let stream: ResponseStream
+
+        /// Creates the iterator.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(chunks: stream.makeAsyncIterator())
+        }
+
+        /// Reads the next line.
+        public struct Iterator: AsyncIteratorProtocol {
+            private var chunks: ResponseStream.Iterator
+            private var splitter = LineSplitter()
+            private var ready: [String] = []
+            private var readyIndex = 0
+            private var isFinished = false
+
+            init(chunks: ResponseStream.Iterator) {
+                self.chunks = chunks
+            }
+
+            /// The next line, or `nil` at the end of the body.
+            ///
+            /// - Throws: What ``ResponseStream/Iterator/next()`` throws.
+            public mutating func next() async throws -> String? {
+                while readyIndex == ready.count {
+                    guard !isFinished else {
+                        return nil
+                    }
+                    ready = []
+                    readyIndex = 0
+                    if let chunk = try await chunks.next() {
+                        ready = splitter.split(chunk)
+                    } else {
+                        isFinished = true
+                        if let last = splitter.finish() {
+                            ready = [last]
+                        }
+                    }
+                }
+                defer { readyIndex += 1 }
+                return ready[readyIndex]
+            }
+        }
+    }
+}
+
+// MARK: - JSON Lines
+
+extension ResponseStream {
+    /// The body as JSON Lines (`application/jsonl`, `application/x-ndjson`): one JSON value of `type` per line.
+    /// Blank lines are skipped.
+    ///
+    /// ```swift
+    /// for try await order in try await session.stream(ExportOrders()).jsonLines(of: Order.self) {
+    ///     print(order)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of each line's value.
+    ///   - decoder: The decoder. The default is the one `Decodable` ``Parsable`` models use.
+    /// - Returns: The values, in order. A line that does not decode ends the sequence with
+    ///   ``FetchError/decoding(_:_:)``, whose response quotes the line.
+    public func jsonLines<T: Decodable>(of type: T.Type, decoder: JSONDecoder = DefaultDecoding.decoder)
+        -> JSONLines<T>
+    {
+        JSONLines(lines: lines, response: response, decoder: decoder)
+    }
+
+    /// The values of a JSON Lines body, one per line.
+    public struct JSONLines<Value: Decodable>: AsyncSequence, Sendable {
+        /// The element: one decoded line.
+        public typealias Element = Value
+
+        let lines: Lines
+        let response: Response
+        let decoder: JSONDecoder
+
+        /// Creates the iterator.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(lines: lines.makeAsyncIterator(), response: response, decoder: decoder)
+        }
+
+        /// Reads and decodes the next line.
+        public struct Iterator: AsyncIteratorProtocol {
+            private var lines: Lines.Iterator
+            private let response: Response
+            private let decoder: JSONDecoder
+
+            init(lines: Lines.Iterator, response: Response, decoder: JSONDecoder) {
+                self.lines = lines
+                self.response = response
+                self.decoder = decoder
+            }
+
+            /// The next value, or `nil` at the end of the body.
+            ///
+            /// - Throws: What ``ResponseStream/Iterator/next()`` throws, or ``FetchError/decoding(_:_:)`` for a line
+            ///   that does not decode.
+            public mutating func next() async throws -> Value? {
+                while let line = try await lines.next() {
+                    guard line.contains(where: { !$0.isWhitespace }) else {
+                        continue
+                    }
+                    let data = Data(line.utf8)
+                    do {
+                        return try decoder.decode(Value.self, from: data)
+                    } catch let error as DecodingError {
+                        throw FetchError.decoding(error, response.withBody(data))
+                    }
+                }
+                return nil
+            }
+        }
+    }
+}
+
+extension Response {
+    /// The same response with another body: the head of a stream has none, and a JSON Lines error quotes its line.
+    fileprivate func withBody(_ data: Data?) -> Response {
+        Response(status: status, headers: headers, data: data, originalRequest: originalRequest, url: url)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The events of a Server-Sent Events stream, across reconnections: what
+/// ``ResponseStreaming/events(_:errorParser:reconnectPolicy:scheduler:)`` returns.
+///
+/// Nothing is sent until the sequence is iterated; each iteration opens its own connection. Cancelling the iterating
+/// task, or leaving the loop, closes the connection and stops reconnecting.
+public struct ServerSentEventStream: AsyncSequence, Sendable {
+    /// The element: one dispatched event.
+    public typealias Element = ServerSentEvent
+
+    private let request: any Request
+    private let errorParser: (any ErrorParsing)?
+    private let reconnectPolicy: ReconnectPolicy
+    private let scheduler: any Scheduling
+    private let streamer: any ResponseStreaming
+
+    init(
+        request: any Request,
+        errorParser: (any ErrorParsing)?,
+        reconnectPolicy: ReconnectPolicy,
+        scheduler: any Scheduling,
+        streamer: any ResponseStreaming
+    ) {
+        self.request = request
+        self.errorParser = errorParser
+        self.reconnectPolicy = reconnectPolicy
+        self.scheduler = scheduler
+        self.streamer = streamer
+    }
+
+    /// Creates the iterator, which opens the first connection on its first `next()`.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(stream: self)
+    }
+
+    /// Reads the next event, connecting and reconnecting as needed.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let stream: ServerSentEventStream
+        private var parser = ServerSentEventParser()
+        private var connection: ResponseStream.Iterator?
+        private var pending: [ServerSentEvent] = []
+        private var pendingIndex = 0
+        /// Failed attempts to connect in a row.
+        private var failures = 0
+        /// Whether the next connection is a reconnection, which waits first.
+        private var isReconnecting = false
+        private var lastError: (any Error)?
+        private var isFinished = false
+
+        init(stream: ServerSentEventStream) {
+            self.stream = stream
+        }
+
+        /// The next event, or `nil` once the server answered `204 No Content` (or the connection ended and the
+        /// policy allows no reconnection).
+        ///
+        /// - Throws: The error of a status outside 2xx, ``FetchError/notEventStream(_:)``,
+        ///   ``FetchError/attemptsExhausted(attempts:lastError:request:)``, or ``FetchError/cancelled(request:)`` when the task is
+        ///   cancelled.
+        public mutating func next() async throws -> ServerSentEvent? {
+            do {
+                return try await nextEvent()
+            } catch {
+                isFinished = true
+                connection = nil
+                throw error
+            }
+        }
+
+        private mutating func nextEvent() async throws -> ServerSentEvent? {
+            while true {
+                if pendingIndex < pending.count {
+                    defer { pendingIndex += 1 }
+                    return pending[pendingIndex]
+                }
+                pending = []
+                pendingIndex = 0
+                guard !isFinished else {
+                    return nil
+                }
+                guard var current = connection else {
+                    try await connect()
+                    continue
+                }
+                do {
+                    if let chunk = try await current.next() {
+                        connection = current
+                        pending = parser.parse(chunk)
+                    } else {
+                        endConnection(error: nil)
+                    }
+                } catch FetchError.cancelled {
+                    throw FetchError.cancelled()
+                } catch {
+                    if Task.isCancelled {
+                        throw FetchError.cancelled()
+                    }
+                    endConnection(error: error)
+                }
+            }
+        }
+
+        /// The connection ended (cleanly, or with a transport error): an unterminated event is discarded, and the
+        /// next `next()` reconnects.
+        private mutating func endConnection(error: (any Error)?) {
+            connection = nil
+            parser.finishStream()
+            isReconnecting = true
+            lastError = error
+        }
+
+        /// Opens a connection, after the reconnection wait when it is not the first; sets `connection`, or
+        /// `isFinished` on `204`.
+        private mutating func connect() async throws {
+            let policy = stream.reconnectPolicy
+            if isReconnecting {
+                if let maximum = policy.maximumAttempts, failures >= maximum {
+                    guard let lastError else {
+                        isFinished = true
+                        return
+                    }
+                    throw failures > 0
+                        ? FetchError.attemptsExhausted(attempts: failures, lastError: lastError) : lastError
+                }
+                let delay = policy.delay(reconnectionTime: parser.reconnectionTime, failures: failures)
+                try await Self.wait(delay, on: stream.scheduler)
+            }
+            isReconnecting = true
+            let opened: ResponseStream
+            do {
+                opened = try await stream.streamer.stream(try eventRequest(), errorParser: stream.errorParser)
+            } catch let error as FetchError {
+                switch error {
+                case .transport, .timedOut:
+                    failures += 1
+                    lastError = error
+                    return
+                default:
+                    throw error
+                }
+            }
+            if opened.response.status == 204 {
+                opened.cancel()
+                isFinished = true
+                return
+            }
+            guard Self.isEventStream(opened.response) else {
+                opened.cancel()
+                throw FetchError.notEventStream(opened.response)
+            }
+            failures = 0
+            lastError = nil
+            connection = opened.makeAsyncIterator()
+        }
+
+        /// The request with the headers of an event source: `Accept`, `Cache-Control` and `Last-Event-ID`.
+        private func eventRequest() throws -> AdaptedRequest {
+            let original = stream.request
+            var urlRequest = try original.makeURLRequest()
+            urlRequest.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+            if let lastEventID = parser.lastEventID {
+                try HeaderValidation.validate(
+                    name: "Last-Event-ID", value: lastEventID, in: "\(original.method) \(original.url.absoluteString)")
+                urlRequest.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
+            }
+            return AdaptedRequest(original: original, urlRequest: urlRequest)
+        }
+
+        private static func isEventStream(_ response: Response) -> Bool {
+            guard let contentType = response.value(forHeader: "Content-Type") else {
+                return false
+            }
+            let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+            return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
+        }
+
+        /// Waits `delay` seconds on `scheduler`; cancelling the task ends the wait with ``FetchError/cancelled(request:)``.
+        private static func wait(_ delay: TimeInterval, on scheduler: any Scheduling) async throws {
+            let waiter = Locked<CheckedContinuation<Void, any Error>?>(nil)
+            let scheduled = Locked<(any Cancellable)?>(nil)
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    waiter.withLock { $0 = continuation }
+                    let work = scheduler.schedule(after: delay) {
+                        waiter.withLock { $0.take() }?.resume()
+                    }
+                    scheduled.withLock { $0 = work }
+                    if Task.isCancelled {
+                        work.cancel()
+                        waiter.withLock { $0.take() }?.resume(throwing: FetchError.cancelled())
+                    }
+                }
+            } onCancel: {
+                scheduled.withLock { $0 }?.cancel()
+                waiter.withLock { $0.take() }?.resume(throwing: FetchError.cancelled())
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends requests whose bodies are read as they arrive, through a `URLSession` data delegate of its own.
+///
+/// `URLSession.bytes(for:)` does not exist in swift-corelibs-foundation, and there a task's data reaches only the
+/// session's delegate (a task's own `delegate` gets no data), so the engine owns a `URLSession` whose delegate it is.
+/// The delegate hands each chunk to the stream's ``ChunkBuffer`` as it arrives (on swift-corelibs-foundation
+/// inline, on libcurl's queue: see ``InlineDelegateQueue``), applies the ``RedirectPolicy``, and reads at most
+/// ``errorBodyLimit`` bytes of an error response's body for its error.
+///
+/// One engine serves any number of streams. It keeps its `URLSession` (and itself, its delegate) alive until
+/// ``finishAndInvalidate()``, after which the streams in flight still run to their end.
+package final class StreamingEngine: NSObject, Sendable {
+    /// How much of an error response's body is read for its error: 64 KiB.
+    package static let errorBodyLimit = 64 * 1024
+
+    /// The `URLSession` that sends the streamed requests.
+    package let urlSession: URLSession
+    private let redirectPolicy: RedirectPolicy
+    private let calls = Locked([Int: StreamCall]())
+
+    /// Creates an engine with a `URLSession` of its own, made from `configuration`.
+    ///
+    /// - Parameters:
+    ///   - configuration: The configuration of the engine's `URLSession`.
+    ///   - redirectPolicy: How redirects are followed.
+    package init(configuration: URLSessionConfiguration, redirectPolicy: RedirectPolicy) {
+        let delegate = Delegate()
+        #if canImport(FoundationNetworking)
+            let operationQueue: OperationQueue = InlineDelegateQueue()
+        #else
+            let operationQueue = OperationQueue()
+            operationQueue.name = "Fetch.StreamingEngine.delegate"
+            operationQueue.maxConcurrentOperationCount = 1
+        #endif
+        self.redirectPolicy = redirectPolicy
+        self.urlSession = URLSession(
+            configuration: Session.safeToCancel(configuration), delegate: delegate, delegateQueue: operationQueue)
+        super.init()
+        delegate.engine.withLock { $0 = self }
+    }
+
+    /// Lets the streams in flight run to their end, then releases the `URLSession`.
+    package func finishAndInvalidate() {
+        urlSession.finishTasksAndInvalidate()
+    }
+
+    /// Cancels every stream in flight: one still opening throws ``FetchError/cancelled(request:)``, one being read throws it
+    /// from its next read. For `Session.cancelAllTasks()`.
+    package func cancelAll() {
+        let inFlight = calls.withLock { Array($0.values) }
+        for call in inFlight {
+            call.cancel()
+        }
+    }
+
+    /// Sends `urlRequest` and returns once the response head has arrived.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request to send.
+    ///   - request: The request it was made from, which the response answers.
+    ///   - errorParser: The object that turns an error body into an error, or `nil`.
+    ///   - bufferLimit: How many unread bytes may wait in memory before back-pressure applies.
+    /// - Returns: The stream of the body.
+    /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with
+    ///   up to ``errorBodyLimit`` bytes of the body; a ``FetchError`` for a transport failure or a refused
+    ///   redirect; ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
+    package func stream(
+        _ urlRequest: URLRequest,
+        for request: any Request,
+        errorParser: (any ErrorParsing)?,
+        bufferLimit: Int
+    ) async throws -> ResponseStream {
+        let task = urlSession.dataTask(with: urlRequest)
+        let call = StreamCall(
+            task: task,
+            request: request,
+            originalURL: urlRequest.url ?? request.url,
+            errorParser: errorParser,
+            bufferLimit: bufferLimit
+        )
+        calls.withLock { $0[task.taskIdentifier] = call }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if call.open(continuation) {
+                    task.resume()
+                } else {
+                    // Cancelled before it started: a task never resumed would keep the URLSession from invalidating.
+                    calls.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                    task.cancel()
+                }
+            }
+        } onCancel: {
+            call.cancelOpening()
+        }
+    }
+
+    private func call(for task: URLSessionTask) -> StreamCall? {
+        calls.withLock { $0[task.taskIdentifier] }
+    }
+
+    private func remove(_ task: URLSessionTask) {
+        calls.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+    }
+
+    /// The `URLSession` delegate. It holds the engine, and the `URLSession` holds it until it is invalidated: that
+    /// cycle is what keeps an engine alive while its streams run, and ``finishAndInvalidate()`` ends it.
+    private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+        let engine = Locked<StreamingEngine?>(nil)
+
+        private var current: StreamingEngine? {
+            engine.withLock { $0 }
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            dataTask: URLSessionDataTask,
+            didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
+            guard let call = current?.call(for: dataTask) else {
+                completionHandler(.cancel)
+                return
+            }
+            completionHandler(call.receive(response) ? .allow : .cancel)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            current?.call(for: dataTask)?.receive(data)
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            guard let engine = current, let call = engine.call(for: task) else {
+                return
+            }
+            engine.remove(task)
+            call.complete(error: error)
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            guard let engine = current, let call = engine.call(for: task) else {
+                completionHandler(nil)
+                return
+            }
+            completionHandler(call.redirect(after: response, to: request, policy: engine.redirectPolicy))
+        }
+    }
+}

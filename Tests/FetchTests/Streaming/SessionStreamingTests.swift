@@ -1,0 +1,260 @@
+import FetchTesting
+import Foundation
+import Testing
+
+@testable import Fetch
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `Session.stream` and `Session.events` against the loopback test server.
+@Suite struct SessionStreamingTests {
+    /// What `/stream/log/<id>` reports.
+    struct StreamLog: Decodable, Parsable {
+        struct Connection: Decodable {
+            let lastEventID: String?
+            let at: Double
+            let accept: String?
+            let cacheControl: String?
+        }
+
+        let connections: [Connection]
+        let closedAt: Double?
+    }
+
+    struct Item: Decodable, Equatable {
+        let n: Int
+        let name: String
+    }
+
+    static func log(_ id: String, on server: TestServer) async throws -> StreamLog {
+        try await makeSession().perform(TestRequest(server.url("/stream/log/\(id)")))
+    }
+
+    /// Waits (up to 5 s) until the server has seen the client close the held connection `id`.
+    static func closedAt(_ id: String, on server: TestServer) async throws -> Double {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if let closedAt = try await log(id, on: server).closedAt {
+                return closedAt
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestServerError("the server did not see /stream/hold/\(id) closed within 5 s")
+    }
+
+    // MARK: - Server-Sent Events
+
+    @Test func aDroppedConnectionReconnectsWithTheLastEventIDAfterTheServersRetry() async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        var events: [ServerSentEvent] = []
+        // A wait of its own far longer than the server's retry: 400 ms, so that honouring the server shows even when a
+        // loaded machine delays the reconnection by seconds.
+        let policy = ReconnectPolicy(retryDelay: 60, maximumDelay: 120)
+        let request = TestRequest(server.url("/stream/reconnect/\(id)?retry=400"))
+        for try await event in makeSession().events(request, reconnectPolicy: policy) {
+            events.append(event)
+        }
+        #expect(
+            events == [
+                ServerSentEvent(id: "1", data: "one"),
+                ServerSentEvent(id: "2", data: "two"),
+                ServerSentEvent(id: "4", data: "after 2"),
+            ])
+        let log = try await Self.log(id, on: server)
+        try #require(log.connections.count == 3)
+        #expect(log.connections[0].lastEventID == nil)
+        #expect(log.connections[1].lastEventID == "2")
+        #expect(log.connections[2].lastEventID == "4")
+        #expect(log.connections.allSatisfy { $0.accept == "text/event-stream" && $0.cacheControl == "no-cache" })
+        let wait = log.connections[1].at - log.connections[0].at
+        #expect(wait >= 0.4 && wait < 30, "reconnected after \(wait) s")
+    }
+
+    @Test func noContentStopsTheEvents() async throws {
+        let server = try TestServer.running()
+        var count = 0
+        for try await _ in makeSession().events(TestRequest(server.url("/status/204"))) {
+            count += 1
+        }
+        #expect(count == 0)
+        #expect(try await server.hits("/status/204") >= 1)
+    }
+
+    @Test func aStatusOutside2xxEndsTheEventsWithTheErrorPerformWouldGive() async throws {
+        let server = try TestServer.running()
+        let session = makeSession()
+        let request = TestRequest(server.url("/status/503"))
+        let error = await #expect(throws: FetchError.self) {
+            for try await _ in session.events(request) {}
+        }
+        guard case .unacceptableStatus(let response) = error else {
+            Issue.record("expected unacceptableStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(response.status == 503)
+        #expect(error?.description.contains("503 Service Unavailable: {\"error\": true") == true)
+        let parsed = await #expect(throws: APIError.self) {
+            for try await _ in session.events(request, errorParser: DecodableErrorParser<APIError>()) {}
+        }
+        #expect(parsed?.reason == "status 503 as asked")
+    }
+
+    @Test func aWrongContentTypeEndsTheEventsWithAClearError() async throws {
+        let server = try TestServer.running()
+        let error = await #expect(throws: FetchError.self) {
+            for try await _ in makeSession().events(TestRequest(server.url("/stream/wrong-type"))) {}
+        }
+        guard case .notEventStream(let response) = error else {
+            Issue.record("expected notEventStream, got \(String(describing: error))")
+            return
+        }
+        #expect(response.status == 200)
+        #expect(
+            error?.description
+                == "GET \(server.url("/stream/wrong-type").absoluteString) → 200 OK with Content-Type application/json,"
+                + " not a text/event-stream of Server-Sent Events")
+    }
+
+    @Test func cancellingTheTaskClosesTheConnectionWithinASecond() async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        let opened = Captured<ServerSentEvent>()
+        let consumer = Task {
+            for try await event in makeSession().events(TestRequest(server.url("/stream/hold/\(id)"))) {
+                opened.capture(event)
+            }
+        }
+        #expect(try await opened.first().data == "open")
+        let cancelledAt = Date().timeIntervalSince1970
+        consumer.cancel()
+        let result = await consumer.result
+        #expect(throws: FetchError.self) { try result.get() }
+        let closedAt = try await Self.closedAt(id, on: server)
+        #expect(closedAt - cancelledAt < 1, "closed \(closedAt - cancelledAt) s after the cancel")
+        // Nothing reconnects.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await Self.log(id, on: server).connections.count == 1)
+    }
+
+    @Test func leavingTheLoopClosesTheConnectionWithinASecond() async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        for try await event in makeSession().events(TestRequest(server.url("/stream/hold/\(id)"))) {
+            #expect(event.data == "open")
+            break
+        }
+        let leftAt = Date().timeIntervalSince1970
+        let closedAt = try await Self.closedAt(id, on: server)
+        #expect(closedAt - leftAt < 1, "closed \(closedAt - leftAt) s after leaving the loop")
+    }
+
+    // MARK: - Streamed bodies
+
+    @Test func aStreamReturnsTheHeadThenTheBodyAsLines() async throws {
+        let server = try TestServer.running()
+        let stream = try await makeSession().stream(TestRequest(server.url("/stream/jsonl?count=3&crlf=1")))
+        #expect(stream.response.status == 200)
+        #expect(stream.response.value(forHeader: "content-type") == "application/x-ndjson")
+        #expect(stream.response.data == nil)
+        var lines: [String] = []
+        for try await line in stream.lines {
+            lines.append(line)
+        }
+        #expect(lines == (0..<3).map { #"{"n": \#($0), "name": "item \#($0)"}"# })
+    }
+
+    @Test func jsonLinesDecodeOneValuePerLine() async throws {
+        let server = try TestServer.running()
+        let session = makeSession()
+        var items: [Item] = []
+        for try await item in try await session.stream(TestRequest(server.url("/stream/jsonl?count=5")))
+            .jsonLines(of: Item.self)
+        {
+            items.append(item)
+        }
+        #expect(items == (0..<5).map { Item(n: $0, name: "item \($0)") })
+
+        let bad = try await session.stream(TestRequest(server.url("/stream/jsonl?count=1&bad=1")))
+        var decoded = 0
+        let error = await #expect(throws: FetchError.self) {
+            for try await _ in bad.jsonLines(of: Item.self) {
+                decoded += 1
+            }
+        }
+        #expect(decoded == 1)
+        #expect(error?.description.contains("Body: not json") == true)
+    }
+
+    @Test func aStatusOutside2xxThrowsBeforeAnyChunkWithUpTo64KBOfTheBody() async throws {
+        let server = try TestServer.running()
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await makeSession().stream(TestRequest(server.url("/stream/large-error")))
+        }
+        guard case .unacceptableStatus(let response) = error else {
+            Issue.record("expected unacceptableStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(response.status == 500)
+        #expect(response.data == Data(repeating: UInt8(ascii: "e"), count: 64 * 1024))
+    }
+
+    @Test func aStreamFollowsTheRedirectPolicy() async throws {
+        let server = try TestServer.running()
+        let target = server.otherOriginURL("/echo").absoluteString
+        let request = TestRequest(
+            server.url("/redirect?to=\(target)"), headers: ["Authorization": "Bearer secret", "X-Kept": "yes"])
+        let stream = try await makeSession().stream(request)
+        var body = Data()
+        for try await chunk in stream {
+            body.append(chunk)
+        }
+        let echo = try JSONDecoder().decode(Echo.self, from: body)
+        #expect(stream.response.url?.absoluteString == target)
+        #expect(echo.headers["authorization"] == nil)
+        #expect(echo.headers["x-kept"] == "yes")
+
+        let insecure = Session(configuration: .ephemeral, redirectPolicy: RedirectPolicy(maximumRedirects: 1))
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await insecure.stream(
+                TestRequest(server.url("/redirect?to=\(server.url("/redirect?to=\(target)").absoluteString)")))
+        }
+        guard case .redirectRefused = error else {
+            Issue.record("expected redirectRefused, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func cancellingEveryStreamOfAnEngineEndsThemWithCancelled() async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        let engine = StreamingEngine(configuration: .ephemeral, redirectPolicy: .default)
+        defer { engine.finishAndInvalidate() }
+        let request = TestRequest(server.url("/stream/hold/\(id)"))
+        let stream = try await engine.stream(
+            try request.makeURLRequest(), for: request, errorParser: nil, bufferLimit: 1024)
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == Data("data: open\n\n".utf8))
+        engine.cancelAll()
+        await #expect(throws: FetchError.self) { try await iterator.next() }
+        _ = try await Self.closedAt(id, on: server)
+    }
+
+    @Test func cancellingBeforeTheHeadArrivesThrowsCancelled() async throws {
+        let server = try TestServer.running()
+        // The head would take 10 s: a cancellation that did not reach the request would end in the head, not in
+        // .cancelled, and well after the bound, however loaded the machine.
+        let opening = Task { try await makeSession().stream(TestRequest(server.url("/delay/10000"))) }
+        try await Task.sleep(for: .milliseconds(100))
+        opening.cancel()
+        let started = Date()
+        let result = await opening.result
+        #expect(Date().timeIntervalSince(started) < 9)
+        guard case .failure(FetchError.cancelled) = result else {
+            Issue.record("expected FetchError.cancelled, got \(result)")
+            return
+        }
+    }
+}
