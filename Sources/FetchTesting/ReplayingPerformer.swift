@@ -148,7 +148,7 @@ private struct ReplayingMiddleware: Middleware {
                 let entry = try HAR.Entry(
                     request: request, response: response, startedDateTime: started,
                     timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
-                try writer?.append(entry)
+                try writer?.append(entry, scrubbing: redaction.secrets(sentBy: request))
                 try replay.add(entry)
                 completion(result)
             } catch {

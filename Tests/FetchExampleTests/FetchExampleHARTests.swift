@@ -84,14 +84,12 @@ import Testing
                 #expect(!text.contains(secret), "the file holds \(secret)")
             }
 
-            // The token the backend issued to this run reaches the file once: in the answer of the login, whose
-            // JSON body redaction does not rewrite; never in the eight requests that sent it.
+            // The token the backend issued reaches the file nowhere: not in the requests that sent it, and not in the
+            // login's answer either, which the recording scrubs once a later call has sent the token.
             let login = try #require(
                 archive.log.entries.first { $0.request.url.hasSuffix("/api/users/login") && $0.response.status == 200 })
-            let answer = try JSONDecoder().decode(
-                LoginAnswer.self, from: Data((login.response.content.text ?? "").utf8))
-            #expect(answer.token.count >= 16)
-            #expect(text.components(separatedBy: answer.token).count - 1 == 1)
+            let body = login.response.content.text ?? ""
+            #expect(body.contains(#""token":"REDACTED""#) || body.contains(#""token": "REDACTED""#), "\(body)")
         }
     }
 

@@ -154,6 +154,24 @@ extension HAR.Entry {
         return Data(PercentEncoding.form(redacted).utf8)
     }
 
+    /// The entry with every secret `scrubber` knows replaced, in its bodies too (text bodies; sizes follow): for
+    /// secrets learnt after the entry was made, such as a token a later call sends.
+    package func scrubbed(with scrubber: HARScrubber) -> HAR.Entry {
+        var entry = self
+        entry.scrub(with: scrubber)
+        if entry.request.postData?.encoding == nil, let text = entry.request.postData?.text {
+            entry.request.postData?.text = scrubber.scrub(text)
+        }
+        if entry.response.content.encoding == nil, let text = entry.response.content.text {
+            let scrubbed = scrubber.scrub(text)
+            if scrubbed != text {
+                entry.response.content.text = scrubbed
+                entry.response.content.size = scrubbed.utf8.count
+            }
+        }
+        return entry
+    }
+
     /// Replaces every secret in every text of the entry.
     private mutating func scrub(with scrubber: HARScrubber) {
         request.url = scrubber.scrub(request.url)

@@ -127,6 +127,16 @@ extension HARRedaction {
 
     /// The values that must not reach the file, longest first: those of redacted headers (and the credential after
     /// an authorization scheme), cookies, redacted query parameters and form fields, and a URL's password.
+    /// The secret values `request` sends, as ``secrets(headers:url:formBody:)`` finds them; none when it cannot be
+    /// built.
+    package func secrets(sentBy request: any Request) -> [String] {
+        guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) else {
+            return []
+        }
+        let headers = (urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
+        return secrets(headers: headers, url: urlRequest.url, formBody: urlRequest.httpBody)
+    }
+
     package func secrets(headers: [(name: String, value: String)], url: URL?, formBody: Data?) -> [String] {
         var found: [String] = []
         for header in headers where redactsHeader(header.name) {

@@ -34,6 +34,8 @@ public final class HARWriter: Sendable {
     private struct Pending: Sendable {
         let entry: HAR.Entry
         let json: Data
+        /// Secret values the entry's call sent, to scrub from every entry of the file.
+        let secrets: [String]
         let written: DispatchSemaphore
         let failure: Locked<HARError?>
     }
@@ -47,6 +49,9 @@ public final class HARWriter: Sendable {
         var pending: [Pending] = []
         /// Whether an append is writing the file.
         var isWriting = false
+        /// Every secret value the recorded calls sent: none of them is ever written, in any entry, even one recorded
+        /// before it was sent (a login's answer that carries the token the later calls send).
+        var secrets: [String] = []
     }
 
     private let state: Locked<State>
@@ -85,13 +90,19 @@ public final class HARWriter: Sendable {
     /// - Throws: ``HARError`` when the entry cannot be encoded or the file cannot be written; the entry is then not
     ///   kept either, so the archive stays what the file holds.
     public func append(_ entry: HAR.Entry) throws {
+        try append(entry, scrubbing: [])
+    }
+
+    /// Adds an entry, and keeps `secrets` out of every entry of the file from now on, those already written too.
+    package func append(_ entry: HAR.Entry, scrubbing secrets: [String]) throws {
         let json: Data
         do {
             json = try HARDocument.encode(entry)
         } catch {
             throw HARError(file: file, path: "", reason: "cannot encode the entry: \(ErrorText.describe(error))")
         }
-        let pending = Pending(entry: entry, json: json, written: DispatchSemaphore(value: 0), failure: Locked(nil))
+        let pending = Pending(
+            entry: entry, json: json, secrets: secrets, written: DispatchSemaphore(value: 0), failure: Locked(nil))
         let writes = state.withLock { state in
             state.pending.append(pending)
             defer { state.isWriting = true }
@@ -110,22 +121,38 @@ public final class HARWriter: Sendable {
     /// hands the role back. Only one append at a time runs this.
     private func writeWhilePending() {
         while true {
-            let next = state.withLock { state -> (HAR, [Data], [Pending])? in
+            let next = state.withLock { state -> (HAR, [Data], [Pending], [String], Int)? in
                 guard !state.pending.isEmpty else {
                     state.isWriting = false
                     return nil
                 }
                 defer { state.pending = [] }
-                return (state.archive, state.encodedEntries, state.pending)
+                var secrets = state.secrets
+                for secret in state.pending.flatMap(\.secrets) where !secrets.contains(secret) {
+                    secrets.append(secret)
+                }
+                return (state.archive, state.encodedEntries, state.pending, secrets, state.secrets.count)
             }
-            guard let (archive, encoded, batch) = next else {
+            guard let (archive, written, batch, secrets, knownSecrets) = next else {
                 return
             }
             do {
-                try write(HARDocument.join(log: archive.log, entries: encoded + batch.map(\.json)))
+                // Entries are encoded once, unless a new secret means every entry is scrubbed and encoded again.
+                let scrubber = HARScrubber(secrets: secrets)
+                var entries = archive.log.entries
+                var encoded = written
+                if secrets.count > knownSecrets {
+                    entries = entries.map { $0.scrubbed(with: scrubber) }
+                    encoded = try entries.map(HARDocument.encode)
+                }
+                let added = batch.map { scrubber.isEmpty ? $0.entry : $0.entry.scrubbed(with: scrubber) }
+                entries += added
+                encoded += scrubber.isEmpty ? batch.map(\.json) : try added.map(HARDocument.encode)
+                try write(HARDocument.join(log: archive.log, entries: encoded))
                 state.withLock { state in
-                    state.archive.log.entries += batch.map(\.entry)
-                    state.encodedEntries += batch.map(\.json)
+                    state.archive.log.entries = entries
+                    state.encodedEntries = encoded
+                    state.secrets = secrets
                 }
             } catch {
                 let failure = error as? HARError ?? HARError(file: file, path: "", reason: ErrorText.describe(error))

@@ -9,7 +9,8 @@ extension RequestPerforming {
     /// let user: User = try await recorded.perform(GetUser(id: 1))
     /// ```
     ///
-    /// Each call becomes one entry, written before the call completes; the file on disk is a whole archive after
+    /// Each call becomes one entry, written before the call completes. A secret a call sends is kept out of every
+    /// entry, including the answer that handed it out (a login's token); the file on disk is a whole archive after
     /// every write (a temporary file renamed over it). A call whose entry cannot be written fails with that error,
     /// so a fixture never silently misses an exchange. Calls that fail without a response are not recorded. The
     /// recording sees the request as it reaches it: put it outermost, as here, to record what the app asked for
@@ -48,7 +49,7 @@ private struct HARRecordingMiddleware: Middleware {
                 let entry = try HAR.Entry(
                     request: request, response: response, startedDateTime: started,
                     timings: .total(clock.duration(to: .now)), redaction: redaction)
-                try writer.append(entry)
+                try writer.append(entry, scrubbing: redaction.secrets(sentBy: request))
                 completion(result)
             } catch {
                 completion(.failure(error))

@@ -69,6 +69,27 @@ import Testing
         #expect(try HARValidator.check(file).isValid)
     }
 
+    @Test func aTokenHandedOutBeforeItIsSentIsScrubbedFromTheEarlierEntryToo() throws {
+        let file = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let token = "t0k3n-\(UUID().uuidString)"
+        let mock = MockPerformer(routes: [
+            .post("/login", .json(#"{"token": "\#(token)"}"#)),
+            .get("/me", .json(#"{"id": 1}"#)),
+        ])
+        let recorded = try mock.recording(to: file)
+        let login = Captured<Result<Data, any Error>>()
+        recorded.perform(TestRequest("http://example.test/login", method: .post), completion: login.capture)
+        #expect(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains(token), "not yet known as secret")
+        let me = Captured<Result<Data, any Error>>()
+        recorded.perform(
+            TestRequest("http://example.test/me", headers: ["Authorization": "Bearer \(token)"]), completion: me.capture
+        )
+        #expect(try me.value?.get().isEmpty == false)
+        #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains(token))
+        #expect(try HAR(contentsOf: file).log.entries.count == 2)
+    }
+
     @Test func aFileThatIsNotHARIsRefusedUpFront() throws {
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
