@@ -115,3 +115,28 @@ func buildingRequestsSamples(session: Session, token: String, photoURL: URL) asy
     let login = APIRequest(baseURL).formBody(["grant_type": "password", "username": "ada", "password": "p@ss w0rd+"])
     #expect(login.body == Data("grant_type=password&username=ada&password=p%40ss+w0rd%2B".utf8))
 }
+
+// README-BEGIN
+struct Catalog: Endpoint {
+    let baseURL: URL  // from the app's configuration: production, staging, a test server
+    var pathSegments: [String]
+
+    static func product(_ id: String, at baseURL: URL) -> Catalog {
+        Catalog(baseURL: baseURL, pathSegments: ["products", id])
+    }
+}
+// README-END
+
+func runtimeBaseURL(stagingURL: URL) -> APIRequest {
+    // README-BEGIN
+    let staging = APIRequest(Catalog.product("42", at: stagingURL))
+    // GET <stagingURL>/products/42
+    // README-END
+    return staging
+}
+
+@Test func anEndpointCarriesABaseURLChosenAtRunTime() throws {
+    let stagingURL = try #require(URL(string: "https://staging.shop.example.com/api/v1"))
+    let url = try runtimeBaseURL(stagingURL: stagingURL).makeURLRequest().url
+    #expect(url?.absoluteString == "https://staging.shop.example.com/api/v1/products/42")
+}
