@@ -3,11 +3,11 @@
     import Foundation
 
     /// How libcurl's result codes become Fetch's errors.
-    enum CurlFailure {
+    package enum CurlFailure {
         /// The error for a transfer that ended with `code`: ``FetchError/timedOut`` for a timeout,
         /// ``FetchError/cancelled`` for an abort, and otherwise ``FetchError/transport(_:)`` with the nearest
         /// `URLError` code, `url` as its failing URL and libcurl's message as its description.
-        static func error(for code: Int32, detail: String?, url: URL?) -> any Error {
+        package static func error(for code: Int32, detail: String?, url: URL?) -> any Error {
             if Int(code) == CFCURLE_OPERATION_TIMEDOUT {
                 return FetchError.timedOut
             }
@@ -24,7 +24,7 @@
         }
 
         /// The `URLError` code nearest to a libcurl result code.
-        static func urlErrorCode(for code: Int32) -> URLError.Code {
+        package static func urlErrorCode(for code: Int32) -> URLError.Code {
             switch Int(code) {
             case CFCURLE_UNSUPPORTED_PROTOCOL:
                 .unsupportedURL

@@ -10,7 +10,7 @@
             /// Which HTTP version the transport asks for.
             public enum HTTPVersion: Sendable, Equatable {
                 /// HTTP/1.1 only.
-                case http1_1
+                case http1
                 /// HTTP/2 over TLS when the server offers it (ALPN), with concurrent requests multiplexed on one
                 /// connection; HTTP/1.1 otherwise and over plain `http`.
                 case http2OverTLS
