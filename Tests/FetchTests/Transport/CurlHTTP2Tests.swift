@@ -1,0 +1,58 @@
+#if os(Linux)
+    import Fetch
+    import Foundation
+    import Testing
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// `CurlTransport` against Debian's nginx with HTTP/2 over TLS (`.ci/run` installs nginx when it is missing).
+    @Suite struct CurlHTTP2Tests {
+        @Test(.enabled(if: NginxTestServer.executable != nil, "nginx is not installed and could not be installed"))
+        func fiftyConcurrentRequestsShareOneHTTP2Connection() async throws {
+            let executable = try #require(NginxTestServer.executable)
+            let certificate = try TestCertificate.shared.get()
+            let port = try await Self.freePort()
+            let nginx = try NginxTestServer(executable: executable, port: port)
+            let transport = try CurlTransport(options: .init(certificateAuthorityFile: certificate.certificate))
+            let base = "https://127.0.0.1:\(port)"
+            // nginx listens shortly after it starts: wait for its first answer, for at most 10 s.
+            let ready = try #require(URL(string: "\(base)/ready"))
+            try await waitUntil { (try? await transport.get(ready).get()) != nil }
+
+            let results = await withTaskGroup(of: Result<Int, any Error>.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        guard let url = URL(string: "\(base)/multiplexed/\(index)") else {
+                            return .failure(TestServerError("bad URL"))
+                        }
+                        return await transport.get(url).map { $0.0.statusCode }
+                    }
+                }
+                var results: [Result<Int, any Error>] = []
+                for await result in group {
+                    results.append(result)
+                }
+                return results
+            }
+            #expect(results.count == 50)
+            for result in results {
+                #expect(try result.get() == 200)
+            }
+            // nginx writes a request's log line when it has answered it; all 50 have been answered.
+            let lines = try nginx.loggedRequests().filter { $0.count == 3 && $0[2].hasPrefix("/multiplexed/") }
+            #expect(lines.count == 50)
+            #expect(Set(lines.map { $0[1] }) == ["HTTP/2.0"])
+            #expect(Set(lines.map { $0[0] }).count == 1, "connections: \(Set(lines.map { $0[0] }))")
+        }
+
+        /// A port nothing listens on, from the loopback test server's `/closed-port` route.
+        static func freePort() async throws -> Int {
+            struct Port: Decodable { let port: Int }
+            let server = try TestServer.running()
+            let (_, data) = try await CurlTransport().get(server.url("/closed-port")).get()
+            return try JSONDecoder().decode(Port.self, from: data).port
+        }
+    }
+#endif
