@@ -11,15 +11,10 @@
     @Suite struct CurlHTTP2Tests {
         @Test(.enabled(if: NginxTestServer.executable != nil, "nginx is not installed and could not be installed"))
         func fiftyConcurrentRequestsShareOneHTTP2Connection() async throws {
-            let executable = try #require(NginxTestServer.executable)
             let certificate = try TestCertificate.shared.get()
-            let port = try await Self.freePort()
-            let nginx = try NginxTestServer(executable: executable, port: port)
             let transport = try CurlTransport(options: .init(certificateAuthorityFile: certificate.certificate))
-            let base = "https://127.0.0.1:\(port)"
-            // nginx listens shortly after it starts: wait for its first answer, for at most 10 s.
-            let ready = try #require(URL(string: "\(base)/ready"))
-            try await waitUntil { (try? await transport.get(ready).get()) != nil }
+            let nginx = try await NginxTestServer.start(answering: transport)
+            let base = nginx.baseURL.absoluteString
 
             let results = await withTaskGroup(of: Result<Int, any Error>.self) { group in
                 for index in 0..<50 {
@@ -47,12 +42,5 @@
             #expect(Set(lines.map { $0[0] }).count == 1, "connections: \(Set(lines.map { $0[0] }))")
         }
 
-        /// A port nothing listens on, from the loopback test server's `/closed-port` route.
-        static func freePort() async throws -> Int {
-            struct Port: Decodable { let port: Int }
-            let server = try TestServer.running()
-            let (_, data) = try await CurlTransport().get(server.url("/closed-port")).get()
-            return try JSONDecoder().decode(Port.self, from: data).port
-        }
     }
 #endif

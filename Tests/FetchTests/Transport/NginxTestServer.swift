@@ -1,4 +1,5 @@
 #if os(Linux)
+    import Fetch
     import Foundation
 
     /// Debian's nginx, serving HTTP/2 over TLS with ``TestCertificate`` on a free loopback port, from a directory of
@@ -67,6 +68,25 @@
             // Process blocks SIGTERM: only SIGKILL stops it.
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+        }
+
+        /// `https://127.0.0.1:<port>`.
+        var baseURL: URL {
+            URL(string: "https://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
+        }
+
+        /// Starts nginx on a free port and waits (at most 10 s) until it answers `transport`.
+        static func start(answering transport: CurlTransport) async throws -> NginxTestServer {
+            guard let executable else {
+                throw TestServerError("nginx is not installed (.ci/run installs Debian's package)")
+            }
+            struct Port: Decodable { let port: Int }
+            let (_, data) = try await transport.get(try TestServer.running().url("/closed-port")).get()
+            let nginx = try NginxTestServer(
+                executable: executable, port: try JSONDecoder().decode(Port.self, from: data).port)
+            let ready = nginx.baseURL.appendingPathComponent("ready")
+            try await waitUntil { (try? await transport.get(ready).get()) != nil }
+            return nginx
         }
 
         /// The access log's lines: `<connection> <protocol> <uri>`.
