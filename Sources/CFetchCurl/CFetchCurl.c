@@ -157,6 +157,10 @@ int cfcurl_easy_setopt_callback(cfcurl_easy *easy, int option, cfcurl_data_callb
     return curl.easy_setopt(easy, option, value);
 }
 
+int cfcurl_easy_setopt_seek_callback(cfcurl_easy *easy, int option, cfcurl_seek_callback value) {
+    return curl.easy_setopt(easy, option, value);
+}
+
 int cfcurl_easy_getinfo_long(cfcurl_easy *easy, int info, long *value) {
     return curl.easy_getinfo(easy, info, value);
 }

@@ -26,6 +26,9 @@ typedef struct cfcurl_slist {
 /// The type of CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and CURLOPT_READFUNCTION callbacks.
 typedef size_t (*cfcurl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 
+/// The type of a CURLOPT_SEEKFUNCTION callback: returns 0 (done), 1 (fail) or 2 (cannot seek).
+typedef int (*cfcurl_seek_callback)(void *userdata, int64_t offset, int origin);
+
 /// What `cfcurl_version` reports about the loaded library.
 typedef struct cfcurl_version_info {
     unsigned int version_num;  // 0xXXYYZZ
@@ -63,6 +66,8 @@ enum {
     CFCURLOPT_TIMEOUT_MS = 155,
     CFCURLOPT_HTTP_CONTENT_DECODING = 158,
     CFCURLOPT_PROTOCOLS = 181,
+    CFCURLOPT_SEEKFUNCTION = 20167,
+    CFCURLOPT_SEEKDATA = 10168,
     CFCURLOPT_PINNEDPUBLICKEY = 10230,
     CFCURLOPT_PIPEWAIT = 237,
     CFCURLOPT_PROTOCOLS_STR = 10318,
@@ -90,6 +95,9 @@ enum {
     CFCURLPROTO_HTTP_HTTPS = 3,
     CFCURL_ERROR_SIZE = 256,
     CFCURL_READFUNC_ABORT = 0x10000000,
+    CFCURL_SEEKFUNC_OK = 0,
+    CFCURL_SEEKFUNC_FAIL = 1,
+    CFCURL_SEEKFUNC_CANTSEEK = 2,
     CFCURL_VERSION_SSL = 1 << 2,
     CFCURL_VERSION_LIBZ = 1 << 3,
     CFCURL_VERSION_HTTP2 = 1 << 16,
@@ -151,6 +159,7 @@ int cfcurl_easy_setopt_long(cfcurl_easy *easy, int option, long value);
 int cfcurl_easy_setopt_pointer(cfcurl_easy *easy, int option, const void *value);
 int cfcurl_easy_setopt_off_t(cfcurl_easy *easy, int option, int64_t value);
 int cfcurl_easy_setopt_callback(cfcurl_easy *easy, int option, cfcurl_data_callback value);
+int cfcurl_easy_setopt_seek_callback(cfcurl_easy *easy, int option, cfcurl_seek_callback value);
 int cfcurl_easy_getinfo_long(cfcurl_easy *easy, int info, long *value);
 
 cfcurl_multi *cfcurl_multi_init(void);

@@ -239,8 +239,8 @@
         @Test func releasingTheTransportCancelsWhatIsInFlight() async throws {
             var transport: CurlTransport? = try CurlTransport()
             let outcome = Captured<Result<(HTTPURLResponse, Data), any Error>>()
-            transport?.send(URLRequest(url: server.url("/delay/2986")), timeout: 20, completion: outcome.capture)
-            try await waitUntil { try await server.hits("/delay/2986") > 0 }
+            transport?.send(URLRequest(url: server.url("/delay/7986")), timeout: 20, completion: outcome.capture)
+            try await waitUntil { try await server.hits("/delay/7986") > 0 }
             transport = nil
             let result = try await outcome.first(timeout: .seconds(2))
             guard case .failure(FetchError.cancelled) = result else {

@@ -52,6 +52,11 @@
             cfcurl_easy_setopt_off_t(handle, Int32(option), value)
         }
 
+        /// Sets the seek callback.
+        func set(_ option: Int, seek value: cfcurl_seek_callback) -> Int32 {
+            cfcurl_easy_setopt_seek_callback(handle, Int32(option), value)
+        }
+
         /// Sets a write, header or read callback.
         func set(_ option: Int, callback value: cfcurl_data_callback) -> Int32 {
             cfcurl_easy_setopt_callback(handle, Int32(option), value)

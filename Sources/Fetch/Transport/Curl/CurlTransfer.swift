@@ -137,6 +137,16 @@
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
             }
+            // libcurl rewinds the body when it sends the request again, on a fresh connection after a reused one
+            // turned out closed: a Data body starts over, a stream cannot.
+            _ = easy.set(Int(CFCURLOPT_SEEKDATA), pointer: context)
+            _ = easy.set(Int(CFCURLOPT_SEEKFUNCTION)) { context, offset, origin in
+                guard let context else {
+                    return Int32(CFCURL_SEEKFUNC_FAIL)
+                }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.seekBody(to: offset, origin: origin)
+            }
         }
 
         private func configureHeaders(
@@ -263,6 +273,14 @@
             case nil:
                 return 0
             }
+        }
+
+        private func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+            guard case .data(let data, _) = upload, origin == SEEK_SET, offset >= 0, offset <= data.count else {
+                return Int32(CFCURL_SEEKFUNC_CANTSEEK)
+            }
+            upload = .data(data, offset: Int(offset))
+            return Int32(CFCURL_SEEKFUNC_OK)
         }
 
         // MARK: - Outcome
