@@ -224,23 +224,32 @@
 
         // MARK: - Callbacks
 
-        private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-            var line = Substring(String(decoding: bytes, as: UTF8.self))
-            while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" {
-                line.removeLast()
+        private func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+            // Bytes, not Foundation's trimming: this runs for every header line of every response.
+            func isSpace(_ byte: UInt8) -> Bool {
+                byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
             }
-            if line.hasPrefix("HTTP/") {
-                let parts = line.split(separator: " ", maxSplits: 2)
-                httpVersion = parts.first.map(String.init) ?? "HTTP/1.1"
-                statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            func trimmed(_ range: Range<Int>) -> String {
+                var lower = range.lowerBound
+                var upper = range.upperBound
+                while lower < upper, isSpace(line[lower]) { lower += 1 }
+                while upper > lower, isSpace(line[upper - 1]) { upper -= 1 }
+                return String(decoding: UnsafeRawBufferPointer(rebasing: line[lower..<upper]), as: UTF8.self)
+            }
+            if line.starts(with: "HTTP/".utf8) {
+                let firstSpace = line.firstIndex(of: 0x20) ?? line.count
+                httpVersion = trimmed(0..<firstSpace)
+                let rest = line[firstSpace...]
+                let digits = rest.drop { $0 == 0x20 }.prefix { (0x30...0x39).contains($0) }
+                statusCode = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
                 headerFields.removeAll(keepingCapacity: true)
                 return
             }
-            guard let colon = line.firstIndex(of: ":") else {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 return  // the blank line that ends the head
             }
-            let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            let name = trimmed(0..<colon)
+            let value = trimmed((colon + 1)..<line.count)
             if let existing = headerFields[name] {
                 headerFields[name] = existing + ", " + value
             } else {
