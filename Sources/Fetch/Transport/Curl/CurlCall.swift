@@ -32,8 +32,26 @@
 
     /// What the event loop needs to run one request: the request, its timeout and whom to tell.
     struct CurlJob: Sendable {
+        /// How the outcome is delivered.
+        enum Delivery: Sendable {
+            /// Once, with the whole body.
+            case whole(@Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void)
+            /// As events: the head, each piece of the body as it arrives, then the end.
+            case stream(@Sendable (CurlTransport.StreamEvent) -> Void)
+        }
+
         let request: URLRequest
         let timeout: TimeInterval
-        let completion: @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
+        let delivery: Delivery
+
+        /// Ends the job with `error` (before or instead of any answer).
+        func fail(_ error: any Error) {
+            switch delivery {
+            case .whole(let completion):
+                completion(.failure(error))
+            case .stream(let receive):
+                receive(.failed(error))
+            }
+        }
     }
 #endif

@@ -46,7 +46,7 @@
         /// Hands `job` to the loop.
         func start(_ call: CurlCall, _ job: CurlJob) {
             if !post(.start(call, job)) {
-                job.completion(.failure(FetchError.cancelled))
+                job.fail(FetchError.cancelled)
             }
         }
 

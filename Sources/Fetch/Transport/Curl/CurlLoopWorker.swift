@@ -65,14 +65,13 @@
 
         private func start(_ call: CurlCall, _ job: CurlJob, refused: Bool) {
             guard !refused, !call.isCancelled else {
-                job.completion(.failure(FetchError.cancelled))
+                job.fail(FetchError.cancelled)
                 return
             }
             guard let easy = idleHandles.popLast() ?? CurlEasy() else {
-                job.completion(
-                    .failure(
-                        CurlFailure.error(
-                            for: Int32(CFCURLE_OUT_OF_MEMORY), detail: "curl_easy_init failed", url: job.request.url)))
+                job.fail(
+                    (CurlFailure.error(
+                        for: Int32(CFCURLE_OUT_OF_MEMORY), detail: "curl_easy_init failed", url: job.request.url)))
                 return
             }
             let transfer = CurlTransfer(call: call, job: job, easy: easy)
@@ -80,18 +79,17 @@
                 try transfer.configure(options: options, library: library)
             } catch {
                 recycle(transfer)
-                job.completion(.failure(error))
+                job.fail(error)
                 return
             }
             let status = cfcurl_multi_add_handle(multi, easy.handle)
             guard status == 0 else {
                 recycle(transfer)
                 let reason = String(cString: cfcurl_multi_strerror(status))
-                job.completion(
-                    .failure(
-                        CurlFailure.error(
-                            for: Int32(CFCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle: \(reason)",
-                            url: job.request.url)))
+                job.fail(
+                    (CurlFailure.error(
+                        for: Int32(CFCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle: \(reason)",
+                        url: job.request.url)))
                 return
             }
             transfersByCall[ObjectIdentifier(call)] = transfer
@@ -105,7 +103,7 @@
             transfersByHandle.removeValue(forKey: transfer.easy.handle)
             _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
             recycle(transfer)
-            transfer.job.completion(.failure(FetchError.cancelled))
+            transfer.job.fail(FetchError.cancelled)
         }
 
         private func finish(_ handle: OpaquePointer, code: Int32) {
@@ -116,7 +114,7 @@
             _ = cfcurl_multi_remove_handle(multi, handle)
             let outcome = transfer.outcome(code: code)
             recycle(transfer)
-            transfer.job.completion(outcome)
+            transfer.deliver(outcome)
         }
 
         /// Frees what the transfer allocated and returns its easy handle to the pool, reset.
@@ -136,7 +134,7 @@
                 return inbox.commands
             }
             for case .start(_, let job) in leftovers {
-                job.completion(.failure(FetchError.cancelled))
+                job.fail(FetchError.cancelled)
             }
             let transfers = transfersByCall.values
             transfersByCall = [:]
@@ -144,7 +142,7 @@
             for transfer in transfers {
                 _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
                 transfer.release()
-                transfer.job.completion(.failure(FetchError.cancelled))
+                transfer.job.fail(FetchError.cancelled)
             }
             idleHandles = []
             _ = cfcurl_multi_cleanup(multi)

@@ -28,6 +28,8 @@
         private var httpVersion = "HTTP/1.1"
         private var headerFields: [String: String] = [:]
         private var body = Data()
+        /// Whether a streamed exchange has delivered its head.
+        private var isHeadDelivered = false
 
         init(call: CurlCall, job: CurlJob, easy: CurlEasy) {
             self.call = call
@@ -49,6 +51,7 @@
                 try check(easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)), "CURLOPT_PROTOCOLS", url)
             }
             _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
+            _ = easy.set(Int(CFCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)  // a proxy's CONNECT answer is not the response
 
             // TLS: always verified; the options can only add a CA file or pins.
             try check(easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1), "CURLOPT_SSL_VERIFYPEER", url)
@@ -84,8 +87,7 @@
                     return 0
                 }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                transfer.body.append(
-                    UnsafeRawBufferPointer(start: buffer, count: size * count).assumingMemoryBound(to: UInt8.self))
+                transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
                 return size * count
             }
 
@@ -246,7 +248,14 @@
                 return
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-                return  // the blank line that ends the head
+                // The blank line that ends the head: a streamed exchange delivers it now, unless it is a 1xx.
+                if case .stream(let receive) = job.delivery, statusCode >= 200, !isHeadDelivered,
+                    let response = makeResponse()
+                {
+                    isHeadDelivered = true
+                    receive(.response(response))
+                }
+                return
             }
             let name = trimmed(0..<colon)
             let value = trimmed((colon + 1)..<line.count)
@@ -254,6 +263,15 @@
                 headerFields[name] = existing + ", " + value
             } else {
                 headerFields[name] = value
+            }
+        }
+
+        private func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+            switch job.delivery {
+            case .whole:
+                body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            case .stream(let receive):
+                receive(.data(Data(bytes)))
             }
         }
 
@@ -306,13 +324,33 @@
             guard code == CFCURLE_OK else {
                 return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
             }
-            guard let url, statusCode > 0,
-                let response = HTTPURLResponse(
-                    url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
-            else {
+            guard let response = makeResponse() else {
                 return .failure(FetchError.notHTTPResponse)
             }
             return .success((response, body))
+        }
+
+        /// Hands `outcome` to whoever waits: the completion, or a stream's last events.
+        func deliver(_ outcome: Result<(HTTPURLResponse, Data), any Error>) {
+            switch (job.delivery, outcome) {
+            case (.whole(let completion), _):
+                completion(outcome)
+            case (.stream(let receive), .success(let (response, _))):
+                if !isHeadDelivered {
+                    receive(.response(response))
+                }
+                receive(.finished)
+            case (.stream(let receive), .failure(let error)):
+                receive(.failed(error))
+            }
+        }
+
+        private func makeResponse() -> HTTPURLResponse? {
+            guard let url = job.request.url, statusCode > 0 else {
+                return nil
+            }
+            return HTTPURLResponse(
+                url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
         }
 
         /// Frees the header list and closes the body stream. Called once, when the transfer leaves the multi handle.

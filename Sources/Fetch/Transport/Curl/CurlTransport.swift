@@ -25,7 +25,7 @@
         /// The settings the transport was created with.
         public let options: Options
 
-        private let loop: CurlEventLoop
+        let loop: CurlEventLoop
 
         /// Creates a transport, with its own connections and event-loop thread.
         ///
@@ -69,7 +69,7 @@
             completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
         ) -> any Cancellable {
             let call = CurlCall(loop: loop)
-            loop.start(call, CurlJob(request: request, timeout: timeout, completion: completion))
+            loop.start(call, CurlJob(request: request, timeout: timeout, delivery: .whole(completion)))
             return call
         }
     }
