@@ -11,7 +11,12 @@ let package = Package(
         .executable(name: "fetch-bench", targets: ["FetchBench"]),
     ],
     targets: [
-        .target(name: "Fetch"),
+        .target(
+            name: "Fetch",
+            dependencies: [.target(name: "CFetchCurl", condition: .when(platforms: [.linux]))]
+        ),
+        // The C boundary of the libcurl transport (Linux): loads libcurl at run time, wraps its variadic functions.
+        .target(name: "CFetchCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
         .executableTarget(name: "FetchBench", dependencies: ["Fetch", "FetchTesting"], path: "Benchmarks/FetchBench"),
         // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and

@@ -1,0 +1,57 @@
+#if os(Linux)
+    import Foundation
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// One request of a ``CurlTransport``, as its caller holds it: cancelling it asks the event loop to stop it.
+    final class CurlCall: Cancellable {
+        private let loop: CurlEventLoop
+        private let cancelled = Locked(false)
+
+        init(loop: CurlEventLoop) {
+            self.loop = loop
+        }
+
+        /// Whether `cancel()` was called; the event loop reads it before starting the request.
+        var isCancelled: Bool {
+            cancelled.withLock { $0 }
+        }
+
+        func cancel() {
+            let isFirst = cancelled.withLock { cancelled in
+                defer { cancelled = true }
+                return !cancelled
+            }
+            if isFirst {
+                loop.cancel(self)
+            }
+        }
+    }
+
+    /// What the event loop needs to run one request: the request, its timeout and whom to tell.
+    struct CurlJob: Sendable {
+        /// How the outcome is delivered.
+        enum Delivery: Sendable {
+            /// Once, with the whole body.
+            case whole(@Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void)
+            /// As events: the head, each piece of the body as it arrives, then the end.
+            case stream(@Sendable (CurlTransport.StreamEvent) -> Void)
+        }
+
+        let request: URLRequest
+        let timeout: TimeInterval
+        let delivery: Delivery
+
+        /// Ends the job with `error` (before or instead of any answer).
+        func fail(_ error: any Error) {
+            switch delivery {
+            case .whole(let completion):
+                completion(.failure(error))
+            case .stream(let receive):
+                receive(.failed(error))
+            }
+        }
+    }
+#endif

@@ -1,0 +1,151 @@
+#if os(Linux)
+    import CFetchCurl
+    import Foundation
+
+    /// The loop of a ``CurlEventLoop``: everything it owns is touched by the loop's thread only.
+    ///
+    /// Each turn takes the commands from the inbox, lets libcurl do the work that is ready (`curl_multi_perform`),
+    /// completes the transfers that finished, and sleeps in `curl_multi_poll` until a socket is ready, a libcurl
+    /// timer is due, or another thread wakes it.
+    final class CurlLoopWorker {
+        /// Idle easy handles kept for reuse; more than this are freed.
+        private static let poolLimit = 64
+
+        private let inbox: Locked<CurlEventLoop.Inbox>
+        private let options: CurlTransport.Options
+        private let library: CurlLibrary
+        private let multi: OpaquePointer
+        /// The transfers in flight, by their call (for cancelling) and by their easy handle (for finishing).
+        private var transfersByCall: [ObjectIdentifier: CurlTransfer] = [:]
+        private var transfersByHandle: [OpaquePointer: CurlTransfer] = [:]
+        private var idleHandles: [CurlEasy] = []
+
+        init(inbox: Locked<CurlEventLoop.Inbox>, options: CurlTransport.Options, library: CurlLibrary) {
+            self.inbox = inbox
+            self.options = options
+            self.library = library
+            // The inbox holds the handle from the loop's creation until `run` clears it, on this thread.
+            guard let multi = inbox.withLock({ $0.multi }) else {
+                preconditionFailure("CurlEventLoop starts its worker with a multi handle")
+            }
+            self.multi = multi
+        }
+
+        func run() {
+            var commands: [CurlEventLoop.Command] = []
+            while true {
+                let isShuttingDown = inbox.withLock { inbox in
+                    swap(&commands, &inbox.commands)
+                    return inbox.isShuttingDown
+                }
+                for command in commands {
+                    switch command {
+                    case .start(let call, let job):
+                        start(call, job, refused: isShuttingDown)
+                    case .cancel(let call):
+                        cancel(call)
+                    }
+                }
+                commands.removeAll(keepingCapacity: true)
+                if isShuttingDown {
+                    break
+                }
+                var running: Int32 = 0
+                _ = cfcurl_multi_perform(multi, &running)
+                var handle: OpaquePointer?
+                var code: Int32 = 0
+                while cfcurl_multi_next_done(multi, &handle, &code) == 1, let finished = handle {
+                    finish(finished, code: code)
+                }
+                // libcurl shortens the wait to its own next timer (a timeout, a connection to retry).
+                _ = cfcurl_multi_poll(multi, transfersByCall.isEmpty ? 60_000 : 1_000)
+            }
+            tearDown()
+        }
+
+        private func start(_ call: CurlCall, _ job: CurlJob, refused: Bool) {
+            guard !refused, !call.isCancelled else {
+                job.fail(FetchError.cancelled)
+                return
+            }
+            guard let easy = idleHandles.popLast() ?? CurlEasy() else {
+                job.fail(
+                    (CurlFailure.error(
+                        for: Int32(CFCURLE_OUT_OF_MEMORY), detail: "curl_easy_init failed", url: job.request.url)))
+                return
+            }
+            let transfer = CurlTransfer(call: call, job: job, easy: easy)
+            do {
+                try transfer.configure(options: options, library: library)
+            } catch {
+                recycle(transfer)
+                job.fail(error)
+                return
+            }
+            let status = cfcurl_multi_add_handle(multi, easy.handle)
+            guard status == 0 else {
+                recycle(transfer)
+                let reason = String(cString: cfcurl_multi_strerror(status))
+                job.fail(
+                    (CurlFailure.error(
+                        for: Int32(CFCURLE_OUT_OF_MEMORY), detail: "curl_multi_add_handle: \(reason)",
+                        url: job.request.url)))
+                return
+            }
+            transfersByCall[ObjectIdentifier(call)] = transfer
+            transfersByHandle[easy.handle] = transfer
+        }
+
+        private func cancel(_ call: CurlCall) {
+            guard let transfer = transfersByCall.removeValue(forKey: ObjectIdentifier(call)) else {
+                return  // finished already, or never started (start saw the cancellation)
+            }
+            transfersByHandle.removeValue(forKey: transfer.easy.handle)
+            _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
+            recycle(transfer)
+            transfer.job.fail(FetchError.cancelled)
+        }
+
+        private func finish(_ handle: OpaquePointer, code: Int32) {
+            guard let transfer = transfersByHandle.removeValue(forKey: handle) else {
+                return
+            }
+            transfersByCall.removeValue(forKey: ObjectIdentifier(transfer.call))
+            _ = cfcurl_multi_remove_handle(multi, handle)
+            let outcome = transfer.outcome(code: code)
+            recycle(transfer)
+            transfer.deliver(outcome)
+        }
+
+        /// Frees what the transfer allocated and returns its easy handle to the pool, reset.
+        private func recycle(_ transfer: CurlTransfer) {
+            transfer.release()
+            if idleHandles.count < Self.poolLimit {
+                transfer.easy.reset()
+                idleHandles.append(transfer.easy)
+            }
+        }
+
+        /// Ends every transfer with ``FetchError/cancelled`` and frees every handle.
+        private func tearDown() {
+            let leftovers = inbox.withLock { inbox -> [CurlEventLoop.Command] in
+                inbox.multi = nil
+                defer { inbox.commands = [] }
+                return inbox.commands
+            }
+            for case .start(_, let job) in leftovers {
+                job.fail(FetchError.cancelled)
+            }
+            let transfers = transfersByCall.values
+            transfersByCall = [:]
+            transfersByHandle = [:]
+            for transfer in transfers {
+                _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
+                transfer.release()
+                transfer.job.fail(FetchError.cancelled)
+            }
+            idleHandles = []
+            _ = cfcurl_multi_cleanup(multi)
+        }
+    }
+#endif

@@ -1,0 +1,368 @@
+#if os(Linux)
+    import CFetchCurl
+    import Foundation
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// One request on an easy handle, from its configuration to its outcome. Touched by the loop's thread only: its
+    /// callbacks run inside `curl_multi_perform`, on that thread.
+    final class CurlTransfer {
+        /// Where the request body comes from.
+        private enum Upload {
+            case data(Data, offset: Int)
+            case stream(InputStream)
+        }
+
+        let call: CurlCall
+        let job: CurlJob
+        let easy: CurlEasy
+
+        private var headerList: UnsafeMutablePointer<cfcurl_slist>?
+        private var upload: Upload?
+        private var uploadError: String?
+
+        // The response, as the callbacks receive it. A new status line (after a 1xx) starts the head afresh.
+        private var statusCode = 0
+        private var httpVersion = "HTTP/1.1"
+        private var headerFields: [String: String] = [:]
+        private var body = Data()
+        /// Whether a streamed exchange has delivered its head.
+        private var isHeadDelivered = false
+
+        init(call: CurlCall, job: CurlJob, easy: CurlEasy) {
+            self.call = call
+            self.job = job
+            self.easy = easy
+        }
+
+        // MARK: - Configuration
+
+        /// Sets every option of the request on the (freshly reset) easy handle.
+        func configure(options: CurlTransport.Options, library: CurlLibrary) throws {
+            let request = job.request
+            guard let url = request.url else {
+                throw FetchError.invalidRequest("the URLRequest has no URL")
+            }
+            try check(easy.set(Int(CFCURLOPT_URL), url.absoluteString), "CURLOPT_URL", url)
+            _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
+            if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
+                try check(easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)), "CURLOPT_PROTOCOLS", url)
+            }
+            _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
+            _ = easy.set(Int(CFCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)  // a proxy's CONNECT answer is not the response
+
+            // TLS: always verified; the options can only add a CA file or pins.
+            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1), "CURLOPT_SSL_VERIFYPEER", url)
+            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYHOST), 2), "CURLOPT_SSL_VERIFYHOST", url)
+            if let file = options.certificateAuthorityFile {
+                try check(easy.set(Int(CFCURLOPT_CAINFO), file.path), "CURLOPT_CAINFO", url)
+            }
+            if let pins = options.pinnedPublicKeyOption {
+                try check(easy.set(Int(CFCURLOPT_PINNEDPUBLICKEY), pins), "CURLOPT_PINNEDPUBLICKEY", url)
+            }
+            if options.httpVersion == .http2OverTLS, library.supportsHTTP2 {
+                _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_2TLS))
+                // Wait for a connection that may multiplex rather than open another one.
+                _ = easy.set(Int(CFCURLOPT_PIPEWAIT), 1)
+            } else {
+                _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1))
+            }
+            _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(job.timeout))
+
+            let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            _ = easy.set(Int(CFCURLOPT_HEADERDATA), pointer: context)
+            _ = easy.set(Int(CFCURLOPT_HEADERFUNCTION)) { buffer, size, count, context in
+                guard let context else {
+                    return 0
+                }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                return size * count
+            }
+            _ = easy.set(Int(CFCURLOPT_WRITEDATA), pointer: context)
+            _ = easy.set(Int(CFCURLOPT_WRITEFUNCTION)) { buffer, size, count, context in
+                guard let context else {
+                    return 0
+                }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                return size * count
+            }
+
+            try configureMethodAndBody(request, url: url, context: context)
+            try configureHeaders(request, url: url, options: options, library: library)
+        }
+
+        private func configureMethodAndBody(_ request: URLRequest, url: URL, context: UnsafeRawPointer) throws {
+            let method = request.httpMethod ?? "GET"
+            if let stream = request.httpBodyStream {
+                upload = .stream(stream)
+                if stream.streamStatus == .notOpen {
+                    stream.open()
+                }
+            } else if let data = request.httpBody {
+                upload = .data(data, offset: 0)
+            } else if ["POST", "PUT", "PATCH"].contains(method) {
+                upload = .data(Data(), offset: 0)  // sent with Content-Length: 0
+            }
+            guard let upload else {
+                switch method {
+                case "GET":
+                    _ = easy.set(Int(CFCURLOPT_HTTPGET), 1)
+                case "HEAD":
+                    _ = easy.set(Int(CFCURLOPT_NOBODY), 1)
+                default:
+                    try check(easy.set(Int(CFCURLOPT_CUSTOMREQUEST), method), "CURLOPT_CUSTOMREQUEST", url)
+                }
+                return
+            }
+            _ = easy.set(Int(CFCURLOPT_POST), 1)
+            if method != "POST" {
+                try check(easy.set(Int(CFCURLOPT_CUSTOMREQUEST), method), "CURLOPT_CUSTOMREQUEST", url)
+            }
+            let size: Int64
+            switch upload {
+            case .data(let data, _):
+                size = Int64(data.count)
+            case .stream:
+                // A known length is sent as Content-Length; otherwise libcurl sends HTTP/1.1 bodies chunked.
+                size = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
+            }
+            _ = easy.set(Int(CFCURLOPT_POSTFIELDSIZE_LARGE), size: size)
+            _ = easy.set(Int(CFCURLOPT_READDATA), pointer: context)
+            _ = easy.set(Int(CFCURLOPT_READFUNCTION)) { buffer, size, count, context in
+                guard let context, let buffer else {
+                    return Int(CFCURL_READFUNC_ABORT)
+                }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+            }
+            // libcurl rewinds the body when it sends the request again, on a fresh connection after a reused one
+            // turned out closed: a Data body starts over, a stream cannot.
+            _ = easy.set(Int(CFCURLOPT_SEEKDATA), pointer: context)
+            _ = easy.set(Int(CFCURLOPT_SEEKFUNCTION)) { context, offset, origin in
+                guard let context else {
+                    return Int32(CFCURL_SEEKFUNC_FAIL)
+                }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.seekBody(to: offset, origin: origin)
+            }
+        }
+
+        private func configureHeaders(
+            _ request: URLRequest,
+            url: URL,
+            options: CurlTransport.Options,
+            library: CurlLibrary
+        ) throws {
+            var list: UnsafeMutablePointer<cfcurl_slist>?
+            var hasContentType = false
+            var hasExpect = false
+            var acceptEncoding: String?
+            for (name, value) in request.allHTTPHeaderFields ?? [:] {
+                guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline), !name.isEmpty else {
+                    headerList = list
+                    throw FetchError.invalidRequest(
+                        "\(request.httpMethod ?? "GET") \(url.absoluteString): the header \(name.debugDescription) has a line break"
+                    )
+                }
+                if HeaderName.equal(name, "Content-Length") {
+                    continue  // libcurl sends the length it is given, or chunks
+                }
+                if HeaderName.equal(name, "Accept-Encoding") {
+                    acceptEncoding = value
+                    if Self.decodesAll(value, library: library) {
+                        continue  // libcurl sends it and decodes the response
+                    }
+                }
+                hasContentType = hasContentType || HeaderName.equal(name, "Content-Type")
+                hasExpect = hasExpect || HeaderName.equal(name, "Expect")
+                // "Name;" is libcurl's way of sending a header with an empty value.
+                list = cfcurl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            if upload != nil {
+                if !hasContentType {
+                    list = cfcurl_slist_append(list, "Content-Type:")  // not libcurl's form-urlencoded default
+                }
+                if !hasExpect {
+                    list = cfcurl_slist_append(list, "Expect:")  // no wait for 100 Continue
+                }
+            }
+            headerList = list
+            if let list {
+                _ = easy.set(Int(CFCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(list))
+            }
+            if let acceptEncoding, Self.decodesAll(acceptEncoding, library: library) {
+                try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), acceptEncoding), "CURLOPT_ACCEPT_ENCODING", url)
+            } else if acceptEncoding == nil, options.requestsCompression, !library.decodableEncodings.isEmpty {
+                try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), ""), "CURLOPT_ACCEPT_ENCODING", url)
+            }
+        }
+
+        /// Whether libcurl can decode every encoding an `Accept-Encoding` value names.
+        private static func decodesAll(_ value: String, library: CurlLibrary) -> Bool {
+            let names = value.split(separator: ",").map {
+                $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            }
+            return !names.isEmpty && names.allSatisfy { $0 == "identity" || library.decodableEncodings.contains($0) }
+        }
+
+        /// `CURLOPT_TIMEOUT_MS` for `seconds`: rounded up to the millisecond, 0 (none) when not positive and finite.
+        private static func milliseconds(_ seconds: TimeInterval) -> Int {
+            guard seconds.isFinite, seconds > 0 else {
+                return 0
+            }
+            return Int(min((seconds * 1000).rounded(.up), Double(Int32.max)))
+        }
+
+        private func check(_ status: Int32, _ option: String, _ url: URL) throws {
+            guard status == CFCURLE_OK else {
+                let reason = String(cString: cfcurl_easy_strerror(status))
+                throw FetchError.invalidRequest("\(url.absoluteString): libcurl refused \(option): \(reason)")
+            }
+        }
+
+        // MARK: - Callbacks
+
+        private func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+            // Bytes, not Foundation's trimming: this runs for every header line of every response.
+            func isSpace(_ byte: UInt8) -> Bool {
+                byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+            }
+            func trimmed(_ range: Range<Int>) -> String {
+                var lower = range.lowerBound
+                var upper = range.upperBound
+                while lower < upper, isSpace(line[lower]) { lower += 1 }
+                while upper > lower, isSpace(line[upper - 1]) { upper -= 1 }
+                return String(decoding: UnsafeRawBufferPointer(rebasing: line[lower..<upper]), as: UTF8.self)
+            }
+            if line.starts(with: "HTTP/".utf8) {
+                let firstSpace = line.firstIndex(of: 0x20) ?? line.count
+                httpVersion = trimmed(0..<firstSpace)
+                let rest = line[firstSpace...]
+                let digits = rest.drop { $0 == 0x20 }.prefix { (0x30...0x39).contains($0) }
+                statusCode = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+                headerFields.removeAll(keepingCapacity: true)
+                return
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                // The blank line that ends the head: a streamed exchange delivers it now, unless it is a 1xx.
+                if case .stream(let receive) = job.delivery, statusCode >= 200, !isHeadDelivered,
+                    let response = makeResponse()
+                {
+                    isHeadDelivered = true
+                    receive(.response(response))
+                }
+                return
+            }
+            let name = trimmed(0..<colon)
+            let value = trimmed((colon + 1)..<line.count)
+            if let existing = headerFields[name] {
+                headerFields[name] = existing + ", " + value
+            } else {
+                headerFields[name] = value
+            }
+        }
+
+        private func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+            switch job.delivery {
+            case .whole:
+                body.append(bytes.assumingMemoryBound(to: UInt8.self))
+            case .stream(let receive):
+                receive(.data(Data(bytes)))
+            }
+        }
+
+        private func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            switch upload {
+            case .data(let data, let offset):
+                let count = min(buffer.count, data.count - offset)
+                guard count > 0 else {
+                    return 0
+                }
+                let start = data.index(data.startIndex, offsetBy: offset)
+                data.copyBytes(
+                    to: buffer.bindMemory(to: UInt8.self), from: start..<data.index(start, offsetBy: count))
+                upload = .data(data, offset: offset + count)
+                return count
+            case .stream(let stream):
+                guard let start = buffer.bindMemory(to: UInt8.self).baseAddress else {
+                    return 0
+                }
+                let count = stream.read(start, maxLength: buffer.count)
+                guard count >= 0 else {
+                    uploadError = stream.streamError.map { ErrorText.describe($0) } ?? "the stream failed"
+                    return Int(CFCURL_READFUNC_ABORT)
+                }
+                return count
+            case nil:
+                return 0
+            }
+        }
+
+        private func seekBody(to offset: Int64, origin: Int32) -> Int32 {
+            guard case .data(let data, _) = upload, origin == SEEK_SET, offset >= 0, offset <= data.count else {
+                return Int32(CFCURL_SEEKFUNC_CANTSEEK)
+            }
+            upload = .data(data, offset: Int(offset))
+            return Int32(CFCURL_SEEKFUNC_OK)
+        }
+
+        // MARK: - Outcome
+
+        /// The response, or the error that ended the transfer with `code`.
+        func outcome(code: Int32) -> Result<(HTTPURLResponse, Data), any Error> {
+            let url = job.request.url
+            if let uploadError {
+                let message = "could not read the request body stream: \(uploadError)"
+                var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+                userInfo[NSURLErrorFailingURLErrorKey] = url
+                return .failure(FetchError.transport(URLError(.requestBodyStreamExhausted, userInfo: userInfo)))
+            }
+            guard code == CFCURLE_OK else {
+                return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
+            }
+            guard let response = makeResponse() else {
+                return .failure(FetchError.notHTTPResponse)
+            }
+            return .success((response, body))
+        }
+
+        /// Hands `outcome` to whoever waits: the completion, or a stream's last events.
+        func deliver(_ outcome: Result<(HTTPURLResponse, Data), any Error>) {
+            switch (job.delivery, outcome) {
+            case (.whole(let completion), _):
+                completion(outcome)
+            case (.stream(let receive), .success(let (response, _))):
+                if !isHeadDelivered {
+                    receive(.response(response))
+                }
+                receive(.finished)
+            case (.stream(let receive), .failure(let error)):
+                receive(.failed(error))
+            }
+        }
+
+        private func makeResponse() -> HTTPURLResponse? {
+            guard let url = job.request.url, statusCode > 0 else {
+                return nil
+            }
+            return HTTPURLResponse(
+                url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        }
+
+        /// Frees the header list and closes the body stream. Called once, when the transfer leaves the multi handle.
+        func release() {
+            if let headerList {
+                cfcurl_slist_free_all(headerList)
+                self.headerList = nil
+            }
+            if case .stream(let stream) = upload {
+                stream.close()
+            }
+            upload = nil
+        }
+    }
+#endif

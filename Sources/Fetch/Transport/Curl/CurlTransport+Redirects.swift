@@ -1,0 +1,145 @@
+#if os(Linux)
+    import Foundation
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    extension CurlTransport {
+        /// Sends `request` and follows its redirects hop by hop as `redirectPolicy` decides, the way a ``Session``
+        /// does: credentials never travel to another origin, `https` → `http` is refused unless allowed, and the
+        /// redirect limit applies.
+        ///
+        /// A 303, and a 301 or 302 answering a `POST`, continue with a `GET` without a body; a 307 or 308 repeats the
+        /// method and body, except a streamed body, which cannot be sent twice: its 3xx is delivered as it is.
+        ///
+        /// - Parameters:
+        ///   - request: The first request.
+        ///   - timeout: The longest the whole exchange may take, every hop included.
+        ///   - redirectPolicy: Which redirects to follow.
+        ///   - completion: Called once, on the transport's thread, with the last response or the error.
+        /// - Returns: The call, to cancel it.
+        @discardableResult
+        public func send(
+            _ request: URLRequest,
+            timeout: TimeInterval,
+            redirectPolicy: RedirectPolicy,
+            completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
+        ) -> any Cancellable {
+            guard let url = request.url else {
+                completion(.failure(FetchError.invalidRequest("the URLRequest has no URL")))
+                return CompletedCall()
+            }
+            let call = CurlRedirectingCall(
+                transport: self,
+                policy: redirectPolicy,
+                originalURL: url,
+                deadline: Date().addingTimeInterval(timeout),
+                completion: completion
+            )
+            call.send(request)
+            return call
+        }
+    }
+
+    /// A request and its redirects, as one cancellable call: it sends each hop through the transport and asks the
+    /// policy, through a ``RedirectTracker``, whether to follow the next.
+    final class CurlRedirectingCall: Cancellable {
+        private struct State {
+            var tracker: RedirectTracker
+            var hop: (any Cancellable)?
+            var isCancelled = false
+        }
+
+        private let transport: CurlTransport
+        private let policy: RedirectPolicy
+        private let deadline: Date
+        private let completion: @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
+        private let state: Locked<State>
+
+        init(
+            transport: CurlTransport,
+            policy: RedirectPolicy,
+            originalURL: URL,
+            deadline: Date,
+            completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
+        ) {
+            self.transport = transport
+            self.policy = policy
+            self.deadline = deadline
+            self.completion = completion
+            self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL)))
+        }
+
+        func cancel() {
+            let hop = state.withLock { state -> (any Cancellable)? in
+                state.isCancelled = true
+                return state.hop
+            }
+            hop?.cancel()
+        }
+
+        /// Sends one hop with what is left of the timeout.
+        func send(_ request: URLRequest) {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                completion(.failure(FetchError.timedOut))
+                return
+            }
+            let hop = transport.send(request, timeout: remaining) { [self] result in
+                arrived(result, for: request)
+            }
+            let isCancelled = state.withLock { state in
+                state.hop = hop
+                return state.isCancelled
+            }
+            if isCancelled {
+                hop.cancel()
+            }
+        }
+
+        private func arrived(_ result: Result<(HTTPURLResponse, Data), any Error>, for request: URLRequest) {
+            guard case .success(let (response, _)) = result, let next = Self.redirect(of: request, by: response) else {
+                completion(result)
+                return
+            }
+            let decision = state.withLock { state -> (URLRequest?, FetchError?) in
+                let followed = state.tracker.next(after: response, redirect: next, policy: policy)
+                return (followed, state.tracker.refusal)
+            }
+            switch decision {
+            case (let followed?, _):
+                send(followed)
+            case (nil, let refusal?):
+                completion(.failure(refusal))
+            case (nil, nil):
+                completion(result)
+            }
+        }
+
+        /// The request a redirect response asks for, or `nil` when `response` is not one that can be followed.
+        private static func redirect(of request: URLRequest, by response: HTTPURLResponse) -> URLRequest? {
+            guard [301, 302, 303, 307, 308].contains(response.statusCode),
+                let location = response.value(forHTTPHeaderField: "Location"),
+                let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
+            else {
+                return nil
+            }
+            var next = request
+            next.url = target
+            let method = request.httpMethod ?? "GET"
+            if response.statusCode == 303 || (response.statusCode <= 302 && method == "POST") {
+                if method != "HEAD" {
+                    next.httpMethod = "GET"
+                }
+                next.httpBody = nil
+                next.httpBodyStream = nil
+                next.setValue(nil, forHTTPHeaderField: "Content-Type")
+                next.setValue(nil, forHTTPHeaderField: "Content-Length")
+            } else if request.httpBodyStream != nil {
+                return nil  // a streamed body cannot be sent again
+            }
+            return next
+        }
+    }
+#endif

@@ -1,0 +1,45 @@
+#if os(Linux)
+    import Foundation
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    extension CurlTransport {
+        /// What a streamed exchange delivers, in order: one ``response(_:)``, any number of ``data(_:)``, then
+        /// ``finished`` or ``failed(_:)``; or only ``failed(_:)`` when no head arrived.
+        public enum StreamEvent: Sendable {
+            /// The response head (a 1xx is never delivered).
+            case response(HTTPURLResponse)
+            /// The next piece of the body, decoded when the request asked for a compressed encoding.
+            case data(Data)
+            /// The body is complete.
+            case finished
+            /// The exchange ended with this error; as for ``CurlTransport/send(_:timeout:completion:)``.
+            case failed(any Error)
+        }
+
+        /// Sends `request` once, without following redirects, and delivers the body piece by piece as it arrives,
+        /// without collecting it.
+        ///
+        /// `receive` runs on the transport's thread, one event at a time, and holds up every other request of the
+        /// transport while it runs: copy or hand off the data and return.
+        ///
+        /// - Parameters:
+        ///   - request: The request.
+        ///   - timeout: The longest the whole exchange may take, in seconds; `0` or `.infinity` for none, as an
+        ///     endless stream needs.
+        ///   - receive: Called with each event; the last is ``StreamEvent/finished`` or ``StreamEvent/failed(_:)``.
+        /// - Returns: The call, to cancel it; a cancelled stream ends with ``FetchError/cancelled``.
+        @discardableResult
+        public func stream(
+            _ request: URLRequest,
+            timeout: TimeInterval,
+            receive: @escaping @Sendable (StreamEvent) -> Void
+        ) -> any Cancellable {
+            let call = CurlCall(loop: loop)
+            loop.start(call, CurlJob(request: request, timeout: timeout, delivery: .stream(receive)))
+            return call
+        }
+    }
+#endif

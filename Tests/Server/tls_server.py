@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""A loopback HTTPS server for the libcurl transport's TLS tests: python3 tls_server.py CERT KEY.
+
+It serves the certificate CERT (with its key KEY) on 127.0.0.1 and 127.0.0.2 on the same free port, prints
+"PORT <n>" on its first line, answers every GET with {"tls": true, "path": ...}, and exits as soon as its standard
+input closes. Standard library only.
+"""
+
+import json
+import os
+import ssl
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_GET(self):
+        body = json.dumps({"tls": True, "path": self.path}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # failed handshakes are what some tests expect
+
+
+def main():
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
+    for attempt in range(20):
+        first = Server(("127.0.0.1", 0), Handler)
+        port = first.server_address[1]
+        try:
+            second = Server(("127.0.0.2", port), Handler)
+            break
+        except OSError:
+            first.server_close()
+    for server in (first, second):
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=second.serve_forever, daemon=True).start()
+    print(f"PORT {port}", flush=True)
+    first.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
