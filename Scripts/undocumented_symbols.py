@@ -20,6 +20,10 @@ def undocumented(graph):
             continue
         if "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
             continue
+        # No source location: the compiler wrote it (a synthesized Codable init(from:), a RawRepresentable
+        # init(rawValue:)), so there is no declaration to document.
+        if "location" not in symbol:
+            continue
         lines = symbol.get("docComment", {}).get("lines", [])
         if any(line.get("text", "").strip() for line in lines):
             continue

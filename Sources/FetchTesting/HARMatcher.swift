@@ -251,7 +251,7 @@ struct ExchangeKey: Sendable {
 
     /// The key of a recorded request.
     ///
-    /// - Throws: ``HARError`` naming `path` when the body's text is not what its encoding says.
+    /// - Throws: `HARError` naming `path` when the body's text is not what its encoding says.
     init(_ recorded: HAR.SentRequest, at path: String) throws {
         let body = try recorded.postData.map { try $0.bytes(at: "\(path).postData") } ?? Data()
         let isCut = recorded.bodySize > body.count && HARMediaType.isMultipart(recorded.postData?.mimeType)

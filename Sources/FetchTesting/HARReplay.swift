@@ -21,7 +21,7 @@ final class HARReplay: Sendable {
 
     /// Reads every entry of `archive` at once; any malformed entry fails the whole archive.
     ///
-    /// - Throws: ``HARError`` naming `file` and the JSON path of the entry's problem.
+    /// - Throws: `HARError` naming `file` and the JSON path of the entry's problem.
     init(_ archive: HAR, file: URL?, matcher: HARMatcher) throws {
         self.file = file
         self.matcher = matcher

@@ -19,19 +19,19 @@ extension MockPerformer {
     /// - Parameters:
     ///   - harFile: The HAR file, recorded by Fetch or exported from a browser's developer tools.
     ///   - matcher: How requests are matched. The default compares method, URL and body.
-    /// - Throws: ``HARError`` when the file cannot be read or is not HAR, naming the JSON path of the problem; no
+    /// - Throws: `HARError` when the file cannot be read or is not HAR, naming the JSON path of the problem; no
     ///   performer is made from a file that is partly wrong.
     public convenience init(replaying harFile: URL, matching matcher: HARMatcher = HARMatcher()) throws {
         try self.init(replaying: HAR(contentsOf: harFile), from: harFile, matching: matcher)
     }
 
-    /// Creates a performer that answers from a HAR archive in memory, as ``init(replaying:matching:)`` does from a
+    /// Creates a performer that answers from a HAR archive in memory, as `init(replaying:matching:)` does from a
     /// file.
     ///
     /// - Parameters:
     ///   - archive: The archive.
     ///   - matcher: How requests are matched. The default compares method, URL and body.
-    /// - Throws: ``HARError`` when a body's text is not what its encoding says.
+    /// - Throws: `HARError` when a body's text is not what its encoding says.
     public convenience init(replaying archive: HAR, matching matcher: HARMatcher = HARMatcher()) throws {
         try self.init(replaying: archive, from: nil, matching: matcher)
     }

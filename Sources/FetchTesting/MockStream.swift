@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A ``ResponseStreaming`` double that answers each `stream` call with the next scripted connection: a status and
+/// A `ResponseStreaming` double that answers each `stream` call with the next scripted connection: a status and
 /// headers, then chunks, then the end of the connection or a failure. Nothing touches the network, and nothing
 /// waits: every chunk is ready at once.
 ///
@@ -39,7 +39,7 @@ public final class MockStream: ResponseStreaming {
             /// A chunk of the body arrives.
             case chunk(Data)
             /// The connection fails with this error (a transport error such as `URLError(.networkConnectionLost)`
-            /// arrives as the ``FetchError`` that `Session` would deliver).
+            /// arrives as the `FetchError` that `Session` would deliver).
             case fail(any Error)
         }
 

@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A ``RequestPerforming`` object that answers from a HAR file what it has recorded, and sends what it has not
+/// A `RequestPerforming` object that answers from a HAR file what it has recorded, and sends what it has not
 /// through a live performer, recording the answer into the file: a test suite refreshes its fixtures by changing
 /// one setting.
 ///
@@ -18,7 +18,7 @@ import Foundation
 /// ```
 ///
 /// Replayed answers complete synchronously, before `perform` returns, as a ``MockPerformer``'s do; live ones
-/// complete as the live performer completes them. Requests are matched as ``MockPerformer/init(replaying:matching:)``
+/// complete as the live performer completes them. Requests are matched as `MockPerformer(replaying:matching:)`
 /// matches them. A live call that fails without a response (a transport error) is not recorded.
 public final class ReplayingPerformer: RequestPerforming {
     /// When the file answers and when the live performer does.
@@ -48,7 +48,7 @@ public final class ReplayingPerformer: RequestPerforming {
     ///   - redaction: Which secrets are kept out of the file. The default redacts `Authorization`,
     ///     `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
     ///   - multipartLimit: How many bytes of a multipart request body are recorded.
-    /// - Throws: ``HARError`` when the file exists but is not HAR, naming the JSON path of the problem.
+    /// - Throws: `HARError` when the file exists but is not HAR, naming the JSON path of the problem.
     public init(
         harFile: URL,
         mode: Mode = .once,

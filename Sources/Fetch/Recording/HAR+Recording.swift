@@ -24,7 +24,7 @@ extension HAR.Entry {
     ///   - response: The response to it. When it came from another URL after redirects, the entry's comment
     ///     names that URL.
     ///   - startedDateTime: When the request was sent.
-    ///   - timings: How long the phases took; ``HAR/Timings/total(_:)`` makes them from one duration.
+    ///   - timings: How long the phases took; `HAR.Timings.total(_:)` makes them from one duration.
     ///   - redaction: Which secrets to keep out. The default redacts `Authorization`, `Proxy-Authorization`,
     ///     `Cookie` and `Set-Cookie`.
     ///   - multipartLimit: How many bytes of a multipart body to keep. The default is
@@ -96,7 +96,7 @@ extension HAR.Entry {
         }
     }
 
-    /// Records an exchange of a Fetch ``Request``, as ``init(request:response:startedDateTime:timings:redaction:multipartLimit:)``
+    /// Records an exchange of a Fetch ``Request``, as the `URLRequest` form
     /// does with the `URLRequest` that `request` makes.
     ///
     /// - Parameters:

@@ -4,7 +4,7 @@ import Foundation
 /// Proxyman open and write.
 ///
 /// Each ``Entry`` is one request and its response. Fetch records entries with ``HARWriter`` and builds them with
-/// ``Entry/init(request:response:startedDateTime:timings:redaction:multipartLimit:)``; FetchTesting replays them
+/// `HAR.Entry(request:response:startedDateTime:timings:)`; FetchTesting replays them
 /// with `MockPerformer(replaying:)`.
 ///
 /// The types mirror the specification's objects field for field, with the same names, so a file reads as the

@@ -51,7 +51,14 @@ import Testing
         try source.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-I", modulesDirectory().path, file.path]
+        var arguments = ["swiftc", "-typecheck", "-I", modulesDirectory().path]
+        // Fetch's C target on Linux (the libcurl boundary): its module map sits in its own build directory.
+        let cModuleMap = modulesDirectory().deletingLastPathComponent()
+            .appendingPathComponent("CFetchCurl.build/module.modulemap")
+        if FileManager.default.fileExists(atPath: cModuleMap.path) {
+            arguments += ["-Xcc", "-fmodule-map-file=\(cModuleMap.path)"]
+        }
+        process.arguments = arguments + [file.path]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

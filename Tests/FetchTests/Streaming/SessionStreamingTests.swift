@@ -245,13 +245,11 @@ import Testing
     @Test func cancellingBeforeTheHeadArrivesThrowsCancelled() async throws {
         let server = try TestServer.running()
         // The head would take 10 s: a cancellation that did not reach the request would end in the head, not in
-        // .cancelled, and well after the bound, however loaded the machine.
+        // .cancelled. (No wall-clock bound: a loaded run of the whole suite delays the awaiting task by seconds.)
         let opening = Task { try await makeSession().stream(TestRequest(server.url("/delay/10000"))) }
         try await Task.sleep(for: .milliseconds(100))
         opening.cancel()
-        let started = Date()
         let result = await opening.result
-        #expect(Date().timeIntervalSince(started) < 9)
         guard case .failure(FetchError.cancelled) = result else {
             Issue.record("expected FetchError.cancelled, got \(result)")
             return

@@ -128,7 +128,7 @@
             }
             let (result, elapsed) = try await ended.first()
             guard case .failure(FetchError.timedOut) = result else {
-                Issue.record("expected FetchError.timedOut, got \(result)")
+                Issue.record("expected FetchError.timedOut(), got \(result)")
                 return
             }
             #expect(elapsed >= 0.35)
@@ -145,7 +145,7 @@
             call.cancel()
             let (result, elapsed) = try await outcome.first()
             guard case .failure(FetchError.cancelled) = result else {
-                Issue.record("expected FetchError.cancelled, got \(result)")
+                Issue.record("expected FetchError.cancelled(), got \(result)")
                 return
             }
             #expect(elapsed < 9.9)
@@ -169,7 +169,7 @@
             gate.signal()
             let result = try await outcome.first()
             guard case .failure(FetchError.cancelled) = result else {
-                Issue.record("expected FetchError.cancelled, got \(result)")
+                Issue.record("expected FetchError.cancelled(), got \(result)")
                 return
             }
             // A request sent after the cancelled one reaches the server, so the cancelled one would have by now.
@@ -200,7 +200,7 @@
             #expect(CurlFailure.urlErrorCode(for: 90) == .serverCertificateUntrusted)
             if case FetchError.timedOut = CurlFailure.error(for: 28, detail: nil, url: nil) {
             } else {
-                Issue.record("CURLE_OPERATION_TIMEDOUT must be FetchError.timedOut")
+                Issue.record("CURLE_OPERATION_TIMEDOUT must be FetchError.timedOut()")
             }
         }
 
@@ -251,7 +251,7 @@
             transport = nil
             let result = try await outcome.first(timeout: .seconds(2))
             guard case .failure(FetchError.cancelled) = result else {
-                Issue.record("expected FetchError.cancelled, got \(result)")
+                Issue.record("expected FetchError.cancelled(), got \(result)")
                 return
             }
         }

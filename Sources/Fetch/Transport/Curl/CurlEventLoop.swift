@@ -46,7 +46,7 @@
         /// Hands `job` to the loop.
         func start(_ call: CurlCall, _ job: CurlJob) {
             if !post(.start(call, job)) {
-                job.fail(FetchError.cancelled)
+                job.fail(FetchError.cancelled())
             }
         }
 
@@ -55,7 +55,7 @@
             _ = post(.cancel(call))
         }
 
-        /// Stops the loop: requests in flight end with ``FetchError/cancelled``, and every handle is freed.
+        /// Stops the loop: requests in flight end with ``FetchError/cancelled(request:)``, and every handle is freed.
         func shutDown() {
             inbox.withLock { inbox in
                 inbox.isShuttingDown = true

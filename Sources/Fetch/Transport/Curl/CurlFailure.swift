@@ -4,12 +4,12 @@
 
     /// How libcurl's result codes become Fetch's errors.
     package enum CurlFailure {
-        /// The error for a transfer that ended with `code`: ``FetchError/timedOut`` for a timeout,
-        /// ``FetchError/cancelled`` for an abort, and otherwise ``FetchError/transport(_:)`` with the nearest
+        /// The error for a transfer that ended with `code`: ``FetchError/timedOut(request:seconds:)`` for a timeout,
+        /// ``FetchError/cancelled(request:)`` for an abort, and otherwise ``FetchError/transport(_:request:)`` with the nearest
         /// `URLError` code, `url` as its failing URL and libcurl's message as its description.
         package static func error(for code: Int32, detail: String?, url: URL?) -> any Error {
             if Int(code) == CFCURLE_OPERATION_TIMEDOUT {
-                return FetchError.timedOut
+                return FetchError.timedOut()
             }
             let reason = String(cString: cfcurl_easy_strerror(code))
             var message = "libcurl error \(code) (\(reason))"

@@ -65,7 +65,7 @@
 
         private func start(_ call: CurlCall, _ job: CurlJob, refused: Bool) {
             guard !refused, !call.isCancelled else {
-                job.fail(FetchError.cancelled)
+                job.fail(FetchError.cancelled())
                 return
             }
             guard let easy = idleHandles.popLast() ?? CurlEasy() else {
@@ -103,7 +103,7 @@
             transfersByHandle.removeValue(forKey: transfer.easy.handle)
             _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
             recycle(transfer)
-            transfer.job.fail(FetchError.cancelled)
+            transfer.job.fail(FetchError.cancelled())
         }
 
         private func finish(_ handle: OpaquePointer, code: Int32) {
@@ -126,7 +126,7 @@
             }
         }
 
-        /// Ends every transfer with ``FetchError/cancelled`` and frees every handle.
+        /// Ends every transfer with ``FetchError/cancelled(request:)`` and frees every handle.
         private func tearDown() {
             let leftovers = inbox.withLock { inbox -> [CurlEventLoop.Command] in
                 inbox.multi = nil
@@ -134,7 +134,7 @@
                 return inbox.commands
             }
             for case .start(_, let job) in leftovers {
-                job.fail(FetchError.cancelled)
+                job.fail(FetchError.cancelled())
             }
             let transfers = transfersByCall.values
             transfersByCall = [:]
@@ -142,7 +142,7 @@
             for transfer in transfers {
                 _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
                 transfer.release()
-                transfer.job.fail(FetchError.cancelled)
+                transfer.job.fail(FetchError.cancelled())
             }
             idleHandles = []
             _ = cfcurl_multi_cleanup(multi)

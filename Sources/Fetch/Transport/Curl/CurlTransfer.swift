@@ -325,7 +325,7 @@
                 return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
             }
             guard let response = makeResponse() else {
-                return .failure(FetchError.notHTTPResponse)
+                return .failure(FetchError.notHTTPResponse())
             }
             return .success((response, body))
         }

@@ -83,7 +83,7 @@
         func send(_ request: URLRequest) {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
-                completion(.failure(FetchError.timedOut))
+                completion(.failure(FetchError.timedOut()))
                 return
             }
             let hop = transport.send(request, timeout: remaining) { [self] result in

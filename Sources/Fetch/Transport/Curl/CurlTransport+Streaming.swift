@@ -30,7 +30,7 @@
         ///   - timeout: The longest the whole exchange may take, in seconds; `0` or `.infinity` for none, as an
         ///     endless stream needs.
         ///   - receive: Called with each event; the last is ``StreamEvent/finished`` or ``StreamEvent/failed(_:)``.
-        /// - Returns: The call, to cancel it; a cancelled stream ends with ``FetchError/cancelled``.
+        /// - Returns: The call, to cancel it; a cancelled stream ends with ``FetchError/cancelled(request:)``.
         @discardableResult
         public func stream(
             _ request: URLRequest,

@@ -51,8 +51,8 @@
         /// body, or with the error that ended the call.
         ///
         /// `completion` runs on the transport's thread: keep it short, or hop to a queue of your own. The errors are
-        /// ``FetchError/timedOut`` when no complete answer came within `timeout`, ``FetchError/cancelled`` after
-        /// `cancel()`, and ``FetchError/transport(_:)`` with the nearest `URLError` code (and `failingURL`) for every
+        /// ``FetchError/timedOut(request:seconds:)`` when no complete answer came within `timeout`, ``FetchError/cancelled(request:)`` after
+        /// `cancel()`, and ``FetchError/transport(_:request:)`` with the nearest `URLError` code (and `failingURL`) for every
         /// network failure.
         ///
         /// - Parameters:
