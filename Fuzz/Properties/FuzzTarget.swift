@@ -23,6 +23,7 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "HeaderValidation", check: HeaderValidationProperties.check),
         FuzzTarget(name: "PercentEncoding", check: PercentEncodingProperties.check),
         FuzzTarget(name: "MultipartBody", check: MultipartBodyProperties.check),
+        FuzzTarget(name: "ServerSentEvent", check: ServerSentEventProperties.check),
     ]
 
     /// The target called `name`, if there is one.

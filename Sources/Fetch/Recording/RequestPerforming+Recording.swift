@@ -20,10 +20,18 @@ extension RequestPerforming {
     ///   - harFile: The archive to record into: appended to when it exists, created otherwise.
     ///   - redaction: The secrets kept out of the file, besides `Authorization`, `Proxy-Authorization`, `Cookie`
     ///     and `Set-Cookie`, which are always kept out. The default is those four alone.
+    ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
+    ///     says so. The default is 64 KiB.
     /// - Returns: The pipeline with the recording in front.
     /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive.
-    public func recording(to harFile: URL, redacting redaction: HARRedaction = .default) throws -> Pipeline {
-        with(HARRecordingMiddleware(writer: try HARWriter(file: harFile), redaction: redaction))
+    public func recording(
+        to harFile: URL,
+        redacting redaction: HARRedaction = .default,
+        multipartLimit: Int = HAR.Entry.defaultMultipartLimit
+    ) throws -> Pipeline {
+        with(
+            HARRecordingMiddleware(
+                writer: try HARWriter(file: harFile), redaction: redaction, multipartLimit: multipartLimit))
     }
 }
 
@@ -31,6 +39,7 @@ extension RequestPerforming {
 private struct HARRecordingMiddleware: Middleware {
     let writer: HARWriter
     let redaction: HARRedaction
+    let multipartLimit: Int
 
     func intercept(
         _ request: any Request,
@@ -48,7 +57,7 @@ private struct HARRecordingMiddleware: Middleware {
             do {
                 let entry = try HAR.Entry(
                     request: request, response: response, startedDateTime: started,
-                    timings: .total(clock.duration(to: .now)), redaction: redaction)
+                    timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
                 try writer.append(entry, scrubbing: redaction.secrets(sentBy: request))
                 completion(result)
             } catch {

@@ -12,8 +12,8 @@ import Testing
         struct UUIDAnswer: Decodable, Parsable { let uuid: String }
         """
 
-    @Test func theAsFormsNeedNoAnnotation() throws {
-        let output = try typecheck(
+    @Test func theAsFormsNeedNoAnnotation() async throws {
+        let output = try await typecheck(
             """
             \(Self.declarations)
             func use(_ performer: any RequestPerforming, _ session: Session, url: URL) async throws {
@@ -26,8 +26,8 @@ import Testing
         #expect(output.status == 0, "\(output.text)")
     }
 
-    @Test func callsThatNameNoTypeSayWhatToDo() throws {
-        let output = try typecheck(
+    @Test func callsThatNameNoTypeSayWhatToDo() async throws {
+        let output = try await typecheck(
             """
             \(Self.declarations)
             func use(_ performer: any RequestPerforming, url: URL) async throws {
@@ -42,8 +42,18 @@ import Testing
         #expect(advice >= 2, "expected the advice for both calls:\n\(output.text)")
     }
 
+    /// Runs `swiftc -typecheck` on `source` with the built Fetch module, on a thread of its own: waiting for a
+    /// compiler on one of Swift's few cooperative threads would hold up every other test.
+    private func typecheck(_ source: String) async throws -> (status: Int32, text: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try typecheckBlocking(source) })
+            }
+        }
+    }
+
     /// Runs `swiftc -typecheck` on `source` with the built Fetch module; returns its exit status and output.
-    private func typecheck(_ source: String) throws -> (status: Int32, text: String) {
+    private func typecheckBlocking(_ source: String) throws -> (status: Int32, text: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inference-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

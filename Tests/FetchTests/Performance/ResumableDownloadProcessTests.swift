@@ -9,7 +9,7 @@ import Testing
 ///
 /// Each test runs this test binary again, filtered to itself, with `FETCH_RESUME_CHILD` set: that run is the child,
 /// which downloads what the environment says and prints its progress: each event, and each MiB boundary it passes.
-@Suite struct ResumableDownloadProcessTests {
+@Suite(.enabled(if: HeavyTests.areEnabled, HeavyTests.reason)) struct ResumableDownloadProcessTests {
     static let childVariable = "FETCH_RESUME_CHILD"
     static let hundredMegabytes = 100 << 20
 

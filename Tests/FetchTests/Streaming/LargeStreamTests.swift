@@ -11,7 +11,7 @@ import Testing
 ///
 /// Measured in a process of its own, as `LargeUploadTests` does: the test runs this test binary again, filtered to
 /// this suite, with `FETCH_MEASURE_STREAM=1`, and that run streams the body and checks the memory.
-@Suite struct LargeStreamTests {
+@Suite(.enabled(if: HeavyTests.areEnabled, HeavyTests.reason)) struct LargeStreamTests {
     static let bytes = 500 * 1_000_000
     /// The consumer's pace: well below loopback's, so that it falls behind the network from the first chunk.
     static let consumerBytesPerSecond = 80.0 * 1_000_000

@@ -8,7 +8,7 @@
     #endif
 
     /// Many requests through one `CurlTransport`: memory stays flat, so nothing is kept per request.
-    @Suite struct CurlSoakTests {
+    @Suite(.enabled(if: HeavyTests.areEnabled, HeavyTests.reason)) struct CurlSoakTests {
         /// The process's resident memory, in bytes (`/proc/self/statm`).
         static func residentBytes() throws -> Int {
             let fields = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
