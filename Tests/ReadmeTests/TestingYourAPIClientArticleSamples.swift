@@ -88,4 +88,18 @@ struct TestingYourAPIClientArticle {
         #expect(try result.get().id == 1)
     }
     // DOC-END
+
+    // DOC-BEGIN
+    @Test func readsTheRecordedUser() throws {
+        let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID()).har")
+        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).recording(to: fixture)
+        recorded.perform(GetUser(baseURL: baseURL, id: 1)) { (_: Result<User, any Error>) in }
+
+        let user = Captured<Result<User, any Error>>()
+        let api = UserAPI(baseURL: baseURL, performer: try MockPerformer(replaying: fixture))
+        api.user(id: 1, completion: user.capture)
+        #expect(try user.value?.get().name == "Ada")
+        try FileManager.default.removeItem(at: fixture)
+    }
+    // DOC-END
 }

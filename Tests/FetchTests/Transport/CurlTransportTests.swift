@@ -142,9 +142,12 @@
                 outcome.capture((result, Date().timeIntervalSince(started)))
             }
             // Cancelled while the server holds the answer back for 10 s: a cancel that did not reach the request
-            // would end in the answer, not in .cancelled.
-            try await Task.sleep(for: .milliseconds(300))
-            call.cancel()
+            // would end in the answer, not in .cancelled. From a thread of its own, so that a test run that keeps
+            // Swift's cooperative threads busy cannot delay the cancel past the answer.
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.3)
+                call.cancel()
+            }
             let (result, elapsed) = try await outcome.first()
             guard case .failure(FetchError.cancelled) = result else {
                 Issue.record("expected FetchError.cancelled(), got \(result)")
@@ -246,11 +249,15 @@
         }
 
         @Test func releasingTheTransportCancelsWhatIsInFlight() async throws {
-            var transport: CurlTransport? = try CurlTransport()
+            let transport = Locked<CurlTransport?>(try CurlTransport())
             let outcome = Captured<Result<(HTTPURLResponse, Data), any Error>>()
-            transport?.send(URLRequest(url: server.url("/delay/10000")), timeout: 20, completion: outcome.capture)
-            try await Task.sleep(for: .milliseconds(300))
-            transport = nil
+            transport.withLock { $0 }?.send(
+                URLRequest(url: server.url("/delay/10000")), timeout: 20, completion: outcome.capture)
+            // Released from a thread of its own, while the server holds the answer back for 10 s (see above).
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 0.3)
+                transport.withLock { $0 = nil }
+            }
             let result = try await outcome.first(timeout: .seconds(20))
             guard case .failure(FetchError.cancelled) = result else {
                 Issue.record("expected FetchError.cancelled(), got \(result)")
