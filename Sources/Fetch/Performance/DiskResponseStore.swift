@@ -48,6 +48,8 @@ final class DiskResponseStore: Sendable {
     let directory: URL
     private let limit: Int
     private let index = Locked(Index())
+    /// The last modification date this store gave a file (see `nextUseDate()`).
+    private let lastUseDate = Locked(Date.distantPast)
 
     /// The files' first bytes, which say what they are and in which format.
     private static let magic = Data("FETCHRS1".utf8)
@@ -97,8 +99,17 @@ final class DiskResponseStore: Sendable {
             index.entries[name] = Entry(size: contents.count, lastUse: index.uses)
         }
         // Best effort: the modification date only orders evictions after a restart.
-        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+        try? FileManager.default.setAttributes([.modificationDate: nextUseDate()], ofItemAtPath: file.path)
         return response.varies(from: request) ? nil : response
+    }
+
+    /// The modification date to give a file just used: now, and always later than the last one this store gave, so
+    /// that uses within the file system's clock resolution (or the same millisecond) keep their order on disk.
+    private func nextUseDate() -> Date {
+        lastUseDate.withLock { last in
+            last = max(Date(), last.addingTimeInterval(0.001))
+            return last
+        }
     }
 
     /// Writes `response` to its file. A response whose file would exceed the whole limit is not stored, and one
@@ -120,6 +131,9 @@ final class DiskResponseStore: Sendable {
             try? FileManager.default.removeItem(at: temporary)  // nil: it was never created
             return
         }
+        // Best effort, as for a hit: uses within one second still order evictions after a restart.
+        try? FileManager.default.setAttributes(
+            [.modificationDate: nextUseDate()], ofItemAtPath: directory.appendingPathComponent(name).path)
         let rescan = index.withLock { index -> Bool in
             index.uses += 1
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
