@@ -121,22 +121,28 @@ private struct ReplayingMiddleware: Middleware {
                 completion(.failure(error))
             case .success(let urlRequest):
                 guard let answer = replay.answer(to: urlRequest, repeatingLast: false) else {
-                    record(request, next: next, completion: completion)
+                    record(request, context: context, next: next, completion: completion)
                     return
                 }
                 completion(MockExchange.response(for: request) { _ in answer })
             }
         case .record:
-            record(request, next: next, completion: completion)
+            record(request, context: context, next: next, completion: completion)
         }
     }
 
-    /// Passes `request` on and records its response into the archive and the file.
+    /// Passes `request` on and records its response into the archive and the file; a stream, whose body goes to
+    /// the caller as it arrives, is passed on unrecorded.
     private func record(
         _ request: any Request,
+        context: CallContext,
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
+        guard !context.isStreaming else {
+            next(request, completion: completion)
+            return
+        }
         let started = Date()
         let clock = ContinuousClock.now
         next(request) { result in

@@ -18,7 +18,7 @@ import Foundation
 /// Fetch's own performers are each a ``Pipeline``: middlewares in front of a ``Transport``. Implement ``pipeline``
 /// to make a performer of your own one too; a type that implements only the callback form is wrapped as a
 /// transport, so that middlewares can still be put in front of it.
-public protocol RequestPerforming: Sendable {
+public protocol RequestPerforming: ResponseStreaming {
     /// Performs a request and parses its response as `T`.
     ///
     /// - Parameters:

@@ -32,6 +32,9 @@ public struct Response: Sendable {
     /// fresh hit is not parsed again.
     package let parsedValues: ParsedValues?
 
+    /// The body still arriving, when this is the head of a streamed response going through the middlewares.
+    package let streamedBody: StreamedBody?
+
     /// Creates a response.
     ///
     /// - Parameters:
@@ -49,7 +52,7 @@ public struct Response: Sendable {
     ) {
         self.init(
             status: status, fields: HeaderFields(headers), data: data, originalRequest: originalRequest, url: url,
-            parsedValues: nil)
+            parsedValues: nil, streamedBody: nil)
     }
 
     /// A response whose header fields are read from `httpResponse` only when someone asks for them: most responses
@@ -61,13 +64,22 @@ public struct Response: Sendable {
             data: data,
             originalRequest: originalRequest,
             url: httpResponse.url,
-            parsedValues: nil
+            parsedValues: nil,
+            streamedBody: nil
         )
+    }
+
+    /// The head of `stream`, carrying its body through the middlewares to ``Pipeline/stream(_:errorParser:bufferLimit:)``.
+    package init(streaming stream: ResponseStream) {
+        let head = stream.response
+        self.init(
+            status: head.status, fields: head.fields, data: nil, originalRequest: head.originalRequest, url: head.url,
+            parsedValues: nil, streamedBody: StreamedBody(stream))
     }
 
     private init(
         status: Int, fields: HeaderFields, data: Data?, originalRequest: any Request, url: URL?,
-        parsedValues: ParsedValues?
+        parsedValues: ParsedValues?, streamedBody: StreamedBody?
     ) {
         self.status = status
         self.fields = fields
@@ -75,6 +87,7 @@ public struct Response: Sendable {
         self.originalRequest = originalRequest
         self.url = url
         self.parsedValues = parsedValues
+        self.streamedBody = streamedBody
     }
 
     /// The header fields as received. Look names up with ``value(forHeader:)``, which ignores case.
@@ -104,18 +117,27 @@ public struct Response: Sendable {
     /// caller made, not to the copies they sent. The header fields are shared, not copied.
     package func answering(_ request: any Request) -> Response {
         Response(
-            status: status, fields: fields, data: data, originalRequest: request, url: url, parsedValues: parsedValues)
+            status: status, fields: fields, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
+            streamedBody: streamedBody)
     }
 
     /// The same response, keeping the values parsed from it in `values`.
     package func keepingParsedValues(in values: ParsedValues) -> Response {
         Response(
-            status: status, fields: fields, data: data, originalRequest: originalRequest, url: url, parsedValues: values
-        )
+            status: status, fields: fields, data: data, originalRequest: originalRequest, url: url,
+            parsedValues: values,
+            streamedBody: streamedBody)
     }
 
     /// This response parsed as `T`: the value parsed before for the same type when a cache keeps them (a kept
     /// response has status 200, so the error parser plays no part in a successful parse).
+    /// The same response with `data` as its body, no longer streamed: an error body read from a stream.
+    package func withBody(_ data: Data?) -> Response {
+        Response(
+            status: status, fields: fields, data: data, originalRequest: originalRequest, url: url,
+            parsedValues: parsedValues, streamedBody: nil)
+    }
+
     package func parsed<T: Parsable>(as type: T.Type, errorParser: (any ErrorParsing)?) -> Result<T, any Error> {
         guard let parsedValues, T.self != Response.self else {
             return T.parse(response: self, errorParser: errorParser)

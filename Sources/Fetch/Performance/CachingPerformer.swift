@@ -121,8 +121,9 @@ private struct CachingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        // A request that cannot be built is not cached: the transport reports why.
-        guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
+        // A request that cannot be built is not cached: the transport reports why. A stream's body is the caller's.
+        guard !context.isStreaming,
+            case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
             let key = urlRequest.url?.absoluteString
         else {
             next(request, completion: completion)

@@ -75,7 +75,8 @@ private final class DeduplicatingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        guard let key = FlightKey(request) else {
+        // A stream's body can be read by one caller only.
+        guard !context.isStreaming, let key = FlightKey(request) else {
             next(request, completion: completion)
             return
         }

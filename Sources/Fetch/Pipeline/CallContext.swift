@@ -25,16 +25,30 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     /// The caller's context, which keeps the call's observers; `nil` for the caller's context itself.
     private let root: CallContext?
 
-    /// A context for the caller's call.
-    init(request: any Request) {
+    /// How many unread bytes of a streamed body may wait in memory; `nil` when the body is read whole.
+    let streamBufferLimit: Int?
+
+    /// A context for the caller's call; `streamBufferLimit` is set for a stream.
+    init(request: any Request, streamBufferLimit: Int? = nil) {
         self.request = request
         self.root = nil
+        self.streamBufferLimit = streamBufferLimit
     }
 
     /// A context inside `outer`'s call, reporting events to the same observers.
     init(inside outer: CallContext) {
         self.request = outer.request
         self.root = outer.root ?? outer
+        self.streamBufferLimit = outer.streamBufferLimit
+    }
+
+    /// Whether the caller reads the response's body as it arrives (``Pipeline/stream(_:errorParser:bufferLimit:)``).
+    ///
+    /// The response a middleware sees is then the head: its ``Response/data`` is `nil` for a 2xx, whose body the
+    /// caller reads. A middleware that stores or shares bodies, such as a cache or deduplication, passes a stream
+    /// on untouched. Retrying or refreshing on the head is safe: nothing has reached the caller yet.
+    public var isStreaming: Bool {
+        streamBufferLimit != nil
     }
 
     /// Whether the call was cancelled (the caller's, or this use of `next`). A middleware that waits (a retry's backoff, a refresh) checks it before

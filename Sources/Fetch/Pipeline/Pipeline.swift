@@ -108,6 +108,85 @@ public struct Pipeline: RequestPerforming {
         }
     }
 
+    /// Sends `request` through the middlewares and the transport, and returns once the response head has arrived,
+    /// with its body to read as it arrives.
+    ///
+    /// The middlewares see the call with ``CallContext/isStreaming`` set, and the head as the response. The body
+    /// never passes through them: a retry or a token refresh acts on the head, before anything reaches the caller;
+    /// a cache or deduplication passes the call on.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
+    ///   - bufferLimit: How many bytes the consumer may fall behind, in memory, before reading from the network
+    ///     pauses.
+    /// - Returns: The stream: its ``ResponseStream/response`` head, and its body as chunks.
+    /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with up
+    ///   to 64 KiB of the body; a ``FetchError`` naming the request for a transport failure;
+    ///   ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
+    public func stream(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        bufferLimit: Int
+    ) async throws -> ResponseStream {
+        let context = CallContext(request: request, streamBufferLimit: max(1, bufferLimit))
+        let answer = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                stack.start(request, from: 0, context: context) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            context.cancel()
+        }
+        if case .success(let response) = answer, response.isSuccess {
+            let head = response.answering(request)
+            return response.streamedBody?.stream.with(head: head) ?? ResponseStream(whole: head)
+        }
+        let error = await Self.readingErrorBodies(of: answer)
+        switch Self.parse(error, as: StreamHead.self, for: request, errorParser: errorParser) {
+        case .success:
+            // A status outside 2xx that an error parser did not turn into an error.
+            throw FetchError.unacceptableStatus(try error.get().answering(request))
+        case .failure(let failure):
+            throw failure
+        }
+    }
+
+    /// The length of an error body a stream reads for its error: 64 KiB.
+    package static let streamedErrorBodyLimit = 64 * 1024
+
+    /// `answer` with the streamed body of its response, or of the response in its error, read (up to
+    /// ``streamedErrorBodyLimit``) into the response's ``Response/data``.
+    private static func readingErrorBodies(of answer: Result<Response, any Error>) async -> Result<Response, any Error>
+    {
+        func read(_ response: Response) async -> Response {
+            guard let body = response.streamedBody else {
+                return response
+            }
+            return response.withBody(await body.stream.collect(upTo: streamedErrorBodyLimit))
+        }
+        switch answer {
+        case .success(let response):
+            return .success(await read(response))
+        case .failure(FetchError.unacceptableStatus(let response)):
+            return .failure(FetchError.unacceptableStatus(await read(response)))
+        case .failure(
+            FetchError.attemptsExhausted(let attempts, FetchError.unacceptableStatus(let response), let request)):
+            return .failure(
+                FetchError.attemptsExhausted(
+                    attempts: attempts, lastError: FetchError.unacceptableStatus(await read(response)),
+                    request: request))
+        case .failure:
+            return answer
+        }
+    }
+
+    /// What a stream's head parses as: success for a 2xx, otherwise the error `perform` would give.
+    private struct StreamHead: Parsable {
+        static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<StreamHead, any Error> {
+            Parsing.requireSuccess(response, errorParser: errorParser).map { _ in StreamHead() }
+        }
+    }
+
     /// `answer` parsed as `T` for the caller's `request`: the value a cache kept with the response when it has one.
     ///
     /// Every ``FetchError`` is made to name the caller's request (``FetchError/naming(_:)``). A middleware that gives
@@ -176,7 +255,14 @@ extension Pipeline {
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
             guard index < middlewares.count else {
-                context.track(transport.send(request, completion: completion))
+                if let bufferLimit = context.streamBufferLimit {
+                    context.track(
+                        transport.stream(request, bufferLimit: bufferLimit) { answer in
+                            completion(answer.map(Response.init(streaming:)))
+                        })
+                } else {
+                    context.track(transport.send(request, completion: completion))
+                }
                 return
             }
             middlewares[index].intercept(

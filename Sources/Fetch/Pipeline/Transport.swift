@@ -16,4 +16,42 @@ public protocol Transport: Sendable {
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable
+
+    /// Sends `request` and hands back its response as soon as the head has arrived, with the body to read as it
+    /// arrives: the transport step of ``Pipeline/stream(_:errorParser:bufferLimit:)``.
+    ///
+    /// The default implementation sends the request with ``send(_:completion:)`` and hands back the whole body as
+    /// one chunk, which is what the synchronous doubles need; a transport that reads bodies as they arrive
+    /// implements it.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as the middlewares passed it on.
+    ///   - bufferLimit: How many unread bytes may wait in memory before reading from the network pauses.
+    ///   - completion: Called exactly once: with the stream of a response of any status (the pipeline reads an
+    ///     error body itself), or with the failure that kept a head from arriving.
+    /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
+    func stream(
+        _ request: any Request,
+        bufferLimit: Int,
+        completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+    ) -> any Cancellable
+}
+
+extension Transport {
+    /// Sends `request` with ``send(_:completion:)`` and hands back its whole body as one chunk.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - bufferLimit: Not used: the body is already whole.
+    ///   - completion: Called exactly once with the stream or the failure.
+    /// - Returns: The handle of the `send`.
+    public func stream(
+        _ request: any Request,
+        bufferLimit: Int,
+        completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+    ) -> any Cancellable {
+        send(request) { answer in
+            completion(answer.map { ResponseStream(whole: $0) })
+        }
+    }
 }

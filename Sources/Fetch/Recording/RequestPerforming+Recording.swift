@@ -47,6 +47,11 @@ private struct HARRecordingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
+        // A stream's body goes to the caller as it arrives, and is not kept to record.
+        guard !context.isStreaming else {
+            next(request, completion: completion)
+            return
+        }
         let started = Date()
         let clock = ContinuousClock.now
         next(request) { result in

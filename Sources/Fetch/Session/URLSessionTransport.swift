@@ -13,6 +13,8 @@ struct URLSessionTransport: Transport {
     let tasks: TaskDelegate
     /// Invalidates an owned `URLSession` once no pipeline uses it any more.
     private let owner: Owner?
+    /// Sends the streamed requests, through a `URLSession` of its own made on first use.
+    private let streams: Streams
 
     /// - Parameters:
     ///   - urlSession: The `URLSession` to send through.
@@ -24,6 +26,43 @@ struct URLSessionTransport: Transport {
         self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
         self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
         self.owner = owned ? Owner(urlSession) : nil
+        self.streams = Streams(configuration: urlSession.configuration, redirectPolicy: redirectPolicy)
+    }
+
+    /// The ``StreamingEngine`` of a transport's streams, made on first use and let finish when the last copy of the
+    /// transport goes.
+    ///
+    /// Streams need a `URLSession` whose delegate Fetch is: on swift-corelibs-foundation a task's data reaches only
+    /// its session's delegate. It is made from the configuration of the session's `URLSession` (its timeouts,
+    /// headers and protocol classes).
+    private final class Streams: Sendable {
+        private let configuration: URLSessionConfiguration
+        private let redirectPolicy: RedirectPolicy
+        private let engine = Locked<StreamingEngine?>(nil)
+
+        init(configuration: URLSessionConfiguration, redirectPolicy: RedirectPolicy) {
+            self.configuration = configuration
+            self.redirectPolicy = redirectPolicy
+        }
+
+        deinit {
+            engine.withLock { $0 }?.finishAndInvalidate()
+        }
+
+        var current: StreamingEngine {
+            engine.withLock { engine in
+                if let engine {
+                    return engine
+                }
+                let made = StreamingEngine(configuration: configuration, redirectPolicy: redirectPolicy)
+                engine = made
+                return made
+            }
+        }
+
+        func cancelAll() {
+            engine.withLock { $0 }?.cancelAll()
+        }
     }
 
     /// Lets tasks in flight finish, then invalidates the `URLSession` when released.
@@ -93,9 +132,34 @@ struct URLSessionTransport: Transport {
         call.start(task) { error in completion(.failure(error)) }
     }
 
-    /// Cancels every call in flight; each completes with ``FetchError/cancelled(request:)``.
+    func stream(
+        _ request: any Request,
+        bufferLimit: Int,
+        completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+    ) -> any Cancellable {
+        var urlRequest: URLRequest
+        switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
+        case .success(let built):
+            urlRequest = built
+        case .failure(let error):
+            completion(.failure(error))
+            return CompletedCall()
+        }
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation truncates timeouts to whole seconds (0.5 s would time out at once). For a
+            // stream the timeout is how long the server may stay silent, so the next whole second is close enough.
+            let timeout = urlRequest.timeoutInterval
+            if timeout > 0, timeout.rounded(.up) != timeout {
+                urlRequest.timeoutInterval = timeout.rounded(.up)
+            }
+        #endif
+        return streams.current.stream(urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+    }
+
+    /// Cancels every call in flight, streams too; each completes with ``FetchError/cancelled(request:)``.
     func cancelAll() {
         tasks.calls.cancelAll()
+        streams.cancelAll()
     }
 }
 

@@ -53,10 +53,49 @@ public struct ResponseStream: AsyncSequence, Sendable {
         self.init(response: response, source: .buffer(buffer))
     }
 
+    /// A stream whose body is `response`'s whole ``Response/data``, as one chunk: the stream of a transport that
+    /// does not stream, such as a double's.
+    package init(whole response: Response) {
+        let data = response.data
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            if let data, !data.isEmpty {
+                continuation.yield(data)
+            }
+            continuation.finish()
+        }
+        self.init(response: response, chunks: chunks)
+    }
+
     private init(response: Response, source: Source) {
-        self.response = response.data == nil ? response : response.withBody(nil)
+        self.init(response: response, source: source, lifetime: Lifetime(source: source))
+    }
+
+    private init(response: Response, source: Source, lifetime: Lifetime) {
+        self.response = response.data == nil && response.streamedBody == nil ? response : response.withBody(nil)
         self.source = source
-        self.lifetime = Lifetime(source: source)
+        self.lifetime = lifetime
+    }
+
+    /// The same body under another head: the response as the middlewares handed it on, answering the caller's
+    /// request.
+    package func with(head: Response) -> ResponseStream {
+        ResponseStream(response: head, source: source, lifetime: lifetime)
+    }
+
+    /// Reads up to `limit` bytes of the body, then cancels the rest: the body of an error response, for its error.
+    /// A failure while reading ends it with what was read.
+    package func collect(upTo limit: Int) async -> Data {
+        var body = Data()
+        var chunks = makeAsyncIterator()
+        do {
+            while body.count < limit, let chunk = try await chunks.next() {
+                body.append(chunk.prefix(limit - body.count))
+            }
+        } catch {
+            // The status is the error the caller gets; a body cut short is quoted as far as it came.
+        }
+        cancel()
+        return body
     }
 
     /// Creates the iterator; a stream is iterated once.
@@ -277,9 +316,14 @@ extension ResponseStream {
     }
 }
 
-extension Response {
-    /// The same response with another body: the head of a stream has none, and a JSON Lines error quotes its line.
-    fileprivate func withBody(_ data: Data?) -> Response {
-        Response(status: status, headers: headers, data: data, originalRequest: originalRequest, url: url)
+/// The body of a streamed response, carried by its head through the middlewares.
+///
+/// A class, because a ``Response`` cannot hold the ``ResponseStream`` that holds it; when the last head carrying it
+/// is dropped (a retry that sends again, say), the stream is dropped and its transfer cancelled.
+package final class StreamedBody: Sendable {
+    package let stream: ResponseStream
+
+    init(_ stream: ResponseStream) {
+        self.stream = stream
     }
 }

@@ -9,15 +9,11 @@ import Foundation
 /// `URLSession.bytes(for:)` does not exist in swift-corelibs-foundation, and there a task's data reaches only the
 /// session's delegate (a task's own `delegate` gets no data), so the engine owns a `URLSession` whose delegate it is.
 /// The delegate hands each chunk to the stream's ``ChunkBuffer`` as it arrives (on swift-corelibs-foundation
-/// inline, on libcurl's queue: see ``InlineDelegateQueue``), applies the ``RedirectPolicy``, and reads at most
-/// ``errorBodyLimit`` bytes of an error response's body for its error.
+/// inline, on libcurl's queue: see ``InlineDelegateQueue``) and applies the ``RedirectPolicy``.
 ///
 /// One engine serves any number of streams. It keeps its `URLSession` (and itself, its delegate) alive until
 /// ``finishAndInvalidate()``, after which the streams in flight still run to their end.
 package final class StreamingEngine: NSObject, Sendable {
-    /// How much of an error response's body is read for its error: 64 KiB.
-    package static let errorBodyLimit = 64 * 1024
-
     /// The `URLSession` that sends the streamed requests.
     package let urlSession: URLSession
     private let redirectPolicy: RedirectPolicy
@@ -49,8 +45,8 @@ package final class StreamingEngine: NSObject, Sendable {
         urlSession.finishTasksAndInvalidate()
     }
 
-    /// Cancels every stream in flight: one still opening throws ``FetchError/cancelled(request:)``, one being read throws it
-    /// from its next read. For `Session.cancelAllTasks()`.
+    /// Cancels every stream in flight: one still opening completes with ``FetchError/cancelled(request:)``, one
+    /// being read throws it from its next read. For `Session.cancelAllTasks()`.
     package func cancelAll() {
         let inFlight = calls.withLock { Array($0.values) }
         for call in inFlight {
@@ -58,45 +54,34 @@ package final class StreamingEngine: NSObject, Sendable {
         }
     }
 
-    /// Sends `urlRequest` and returns once the response head has arrived.
+    /// Sends `urlRequest` and calls `completion` once the response head of any status has arrived, with the
+    /// stream of its body, or with the failure that kept a head from arriving.
     ///
     /// - Parameters:
     ///   - urlRequest: The request to send.
     ///   - request: The request it was made from, which the response answers.
-    ///   - errorParser: The object that turns an error body into an error, or `nil`.
     ///   - bufferLimit: How many unread bytes may wait in memory before back-pressure applies.
-    /// - Returns: The stream of the body.
-    /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with
-    ///   up to ``errorBodyLimit`` bytes of the body; a ``FetchError`` for a transport failure or a refused
-    ///   redirect; ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
-    package func stream(
+    ///   - completion: Called exactly once: with the stream, or with a ``FetchError`` for a transport failure, a
+    ///     refused redirect or a cancellation.
+    /// - Returns: The call, which cancels it.
+    func stream(
         _ urlRequest: URLRequest,
         for request: any Request,
-        errorParser: (any ErrorParsing)?,
-        bufferLimit: Int
-    ) async throws -> ResponseStream {
+        bufferLimit: Int,
+        completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+    ) -> StreamCall {
         let task = urlSession.dataTask(with: urlRequest)
         let call = StreamCall(
-            task: task,
-            request: request,
-            originalURL: urlRequest.url ?? request.url,
-            errorParser: errorParser,
-            bufferLimit: bufferLimit
-        )
+            task: task, request: request, originalURL: urlRequest.url ?? request.url, bufferLimit: bufferLimit)
         calls.withLock { $0[task.taskIdentifier] = call }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if call.open(continuation) {
-                    task.resume()
-                } else {
-                    // Cancelled before it started: a task never resumed would keep the URLSession from invalidating.
-                    calls.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-                    task.cancel()
-                }
-            }
-        } onCancel: {
-            call.cancelOpening()
+        if call.open(completion) {
+            task.resume()
+        } else {
+            // Cancelled before it started: a task never resumed would keep the URLSession from invalidating.
+            calls.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+            task.cancel()
         }
+        return call
     }
 
     private func call(for task: URLSessionTask) -> StreamCall? {

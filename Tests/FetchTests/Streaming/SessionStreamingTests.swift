@@ -228,17 +228,15 @@ import Testing
         }
     }
 
-    @Test func cancellingEveryStreamOfAnEngineEndsThemWithCancelled() async throws {
+    @Test func cancellingAllTasksOfASessionEndsItsStreamsWithCancelled() async throws {
         let server = try TestServer.running()
         let id = UUID().uuidString
-        let engine = StreamingEngine(configuration: .ephemeral, redirectPolicy: .default)
-        defer { engine.finishAndInvalidate() }
-        let request = TestRequest(server.url("/stream/hold/\(id)"))
-        let stream = try await engine.stream(
-            try request.makeURLRequest(), for: request, errorParser: nil, bufferLimit: 1024)
+        let session = makeSession()
+        let stream = try await session.stream(
+            TestRequest(server.url("/stream/hold/\(id)")), errorParser: nil, bufferLimit: 1024)
         var iterator = stream.makeAsyncIterator()
         #expect(try await iterator.next() == Data("data: open\n\n".utf8))
-        engine.cancelAll()
+        session.cancelAllTasks()
         await #expect(throws: FetchError.self) { try await iterator.next() }
         _ = try await Self.closedAt(id, on: server)
     }
