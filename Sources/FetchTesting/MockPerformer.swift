@@ -101,6 +101,44 @@ private struct MockTransport: Transport {
         completion(MockExchange.response(for: request) { _ in try handler(request) })
         return AnsweredCall()
     }
+
+    func stream(
+        _ request: any Request,
+        bufferLimit: Int,
+        completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+    ) -> any Cancellable {
+        var chunks: [Data]?
+        let answer = MockExchange.response(for: request) { _ in
+            let mock = try handler(request)
+            chunks = mock.chunks
+            return mock
+        }
+        completion(
+            answer.map { response in
+                guard let chunks else {
+                    return ResponseStream(response: response, chunks: .whole(response.data))
+                }
+                return ResponseStream(response: response, chunks: .pieces(chunks))
+            })
+        return AnsweredCall()
+    }
+}
+
+extension AsyncThrowingStream where Element == Data, Failure == any Error {
+    /// A body of `pieces`, in order.
+    static func pieces(_ pieces: [Data]) -> AsyncThrowingStream {
+        AsyncThrowingStream { continuation in
+            for piece in pieces {
+                continuation.yield(piece)
+            }
+            continuation.finish()
+        }
+    }
+
+    /// A body of `data`, as one piece.
+    static func whole(_ data: Data?) -> AsyncThrowingStream {
+        pieces(data.map { [$0] } ?? [])
+    }
 }
 
 /// A call that was answered before `send` returned: cancelling it does nothing.

@@ -14,7 +14,12 @@ public struct MockResponse: Sendable {
     public var headers: [String: String]
 
     /// The body, or `nil` for none.
-    public var data: Data?
+    public var data: Data? {
+        didSet { chunks = nil }
+    }
+
+    /// The pieces a stream of this answer delivers, one by one; `nil` delivers ``data`` as one piece.
+    public private(set) var chunks: [Data]?
 
     /// Creates an answer.
     ///
@@ -26,6 +31,32 @@ public struct MockResponse: Sendable {
         self.status = status
         self.headers = headers
         self.data = data
+        self.chunks = nil
+    }
+
+    /// An answer whose body a stream (`stream`, `events`) receives as these separate chunks, in order; `perform`
+    /// gets them joined.
+    ///
+    /// - Parameters:
+    ///   - chunks: The pieces of the body.
+    ///   - status: The HTTP status code. The default is 200.
+    ///   - headers: The header fields. The default is none.
+    /// - Returns: The answer.
+    public static func chunks(_ chunks: [Data], status: Int = 200, headers: [String: String] = [:]) -> MockResponse {
+        var response = MockResponse(status: status, headers: headers, data: chunks.reduce(into: Data()) { $0 += $1 })
+        response.chunks = chunks
+        return response
+    }
+
+    /// A `text/event-stream` answer whose events a stream receives one chunk each: what `events` reads.
+    ///
+    /// - Parameters:
+    ///   - events: The events, each written as its `id:`, `event:`, `retry:` and `data:` fields and a blank line.
+    ///   - retry: A `retry:` field written first, in milliseconds, or `nil` for none.
+    /// - Returns: The answer.
+    public static func events(_ events: [ServerSentEvent], retry: Int? = nil) -> MockResponse {
+        let fields = (retry.map { ["retry: \($0)\n\n"] } ?? []) + events.map(MockStream.Connection.wireFormat(of:))
+        return chunks(fields.map { Data($0.utf8) }, headers: ["Content-Type": "text/event-stream"])
     }
 
     /// An answer whose body is JSON text, with `Content-Type: application/json`.

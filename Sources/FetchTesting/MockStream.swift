@@ -5,9 +5,12 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A `ResponseStreaming` double that answers each `stream` call with the next scripted connection: a status and
-/// headers, then chunks, then the end of the connection or a failure. Nothing touches the network, and nothing
-/// waits: every chunk is ready at once.
+/// A double that answers each call with the next scripted connection: a status and headers, then chunks, then the
+/// end of the connection or a failure. Nothing touches the network, and nothing waits: every chunk is ready at once.
+///
+/// It is a `RequestPerforming` object whose transport streams, so middlewares apply to its streams as to a
+/// `Session`'s: `mock.authenticating(with: tokens).events(request)` refreshes on a scripted 401. A `perform` call
+/// takes a connection too, and gets its whole body.
 ///
 /// An SSE client is tested with no network and no real waiting by scripting a disconnect and a reconnection, and
 /// giving `events` a `TestScheduler`:
@@ -31,7 +34,7 @@ import Foundation
 /// A status outside 2xx goes through the same error path as `Session`: the error parser's error, or
 /// `FetchError.unacceptableStatus` with the scripted body. A request made after the script has run out fails with
 /// ``ScriptExhausted``.
-public final class MockStream: ResponseStreaming {
+public final class MockStream: RequestPerforming {
     /// One scripted connection.
     public struct Connection: Sendable {
         /// One thing that happens on the connection, in order.
@@ -151,23 +154,29 @@ public final class MockStream: ResponseStreaming {
         }
     }
 
-    private struct State {
+    /// What a mock has done so far; shared with its transport.
+    fileprivate struct State {
         var next = 0
         var requests: [any Request] = []
         var cancelled = 0
     }
 
-    private let connections: [Connection]
-    private let state = Locked(State())
+    private let state: Locked<State>
 
-    /// Creates a double that answers successive `stream` calls with successive connections.
+    /// The mock's pipeline: no middlewares, and a transport that answers from the script.
+    public let pipeline: Pipeline
+
+    /// Creates a double that answers successive calls with successive connections.
     ///
     /// - Parameter connections: The script.
     public init(connections: [Connection]) {
-        self.connections = connections
+        let state = Locked(State())
+        self.state = state
+        self.pipeline = Pipeline(ScriptTransport(connections: connections, state: state))
     }
 
-    /// Every request `stream` was called with, in order, as sent (with the headers `events` adds).
+    /// Every request the mock was sent, in order, as it reached the transport (with the headers `events` and the
+    /// middlewares add).
     public var requests: [any Request] {
         state.withLock { $0.requests }
     }
@@ -177,45 +186,89 @@ public final class MockStream: ResponseStreaming {
         state.withLock { $0.cancelled }
     }
 
-    /// Answers with the next scripted connection.
+    /// Answers with the next scripted connection, its whole body parsed as `T`.
     ///
     /// - Parameters:
     ///   - request: The request.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    /// - Returns: The stream of the connection's chunks.
-    /// - Throws: What `Session` would throw for the scripted answer, or ``ScriptExhausted``.
-    public func stream(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> ResponseStream {
-        let urlRequest = try request.makeURLRequest()
-        let index = state.withLock { state -> Int in
-            state.requests.append(request)
-            defer { state.next += 1 }
-            return state.next
-        }
-        guard index < connections.count else {
-            throw ScriptExhausted(request: request, connections: connections.count)
-        }
-        let connection = connections[index]
-        if let error = connection.openingError {
-            throw Self.transportError(error)
-        }
-        let head = Response(
-            status: connection.status, headers: connection.headers, originalRequest: request, url: urlRequest.url)
-        guard head.isSuccess else {
-            var body = Data()
-            for case .chunk(let data) in connection.steps {
-                body.append(data)
+    ///   - completion: Called before `perform` returns, with the parsed value or the error.
+    /// - Returns: A handle that cancels nothing: the call has finished.
+    @discardableResult
+    public func perform<T: Parsable>(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)?,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> any Cancellable {
+        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    }
+
+    /// The transport of a ``MockStream``: each request takes the next connection.
+    private struct ScriptTransport: Transport {
+        let connections: [Connection]
+        let state: Locked<State>
+
+        /// The next connection for `request`, or why there is none.
+        private func connection(for request: any Request) -> Result<(Connection, URL), any Error> {
+            let urlRequest: URLRequest
+            do {
+                urlRequest = try request.makeURLRequest()
+            } catch {
+                return .failure(error)
             }
-            let response = Response(
-                status: connection.status, headers: connection.headers, data: body.prefix(64 * 1024),
-                originalRequest: request, url: urlRequest.url)
-            throw errorParser?.parseError(from: response.data, status: response.status)
-                ?? FetchError.unacceptableStatus(response)
+            let index = state.withLock { state -> Int in
+                state.requests.append(request)
+                defer { state.next += 1 }
+                return state.next
+            }
+            guard index < connections.count else {
+                return .failure(ScriptExhausted(request: request, connections: connections.count))
+            }
+            let connection = connections[index]
+            if let error = connection.openingError {
+                return .failure(MockStream.transportError(error))
+            }
+            return .success((connection, urlRequest.url ?? request.url))
         }
-        let cursor = Cursor(steps: connection.steps) { [state] in
-            state.withLock { $0.cancelled += 1 }
+
+        func send(
+            _ request: any Request,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) -> any Cancellable {
+            completion(
+                connection(for: request).flatMap { connection, url in
+                    var body = Data()
+                    for step in connection.steps {
+                        switch step {
+                        case .chunk(let data):
+                            body.append(data)
+                        case .fail(let error):
+                            return .failure(MockStream.transportError(error))
+                        }
+                    }
+                    return .success(
+                        Response(
+                            status: connection.status, headers: connection.headers, data: body,
+                            originalRequest: request, url: url))
+                })
+            return AnsweredCall()
         }
-        let chunks = AsyncThrowingStream<Data, any Error> { try cursor.next() }
-        return ResponseStream(response: head, chunks: chunks)
+
+        func stream(
+            _ request: any Request,
+            bufferLimit: Int,
+            completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+        ) -> any Cancellable {
+            completion(
+                connection(for: request).map { connection, url in
+                    let head = Response(
+                        status: connection.status, headers: connection.headers, originalRequest: request, url: url)
+                    let cursor = Cursor(steps: connection.steps) { [state] in
+                        state.withLock { $0.cancelled += 1 }
+                    }
+                    return ResponseStream(response: head, chunks: AsyncThrowingStream { try cursor.next() })
+                })
+            return AnsweredCall()
+        }
     }
 
     /// Hands on a connection's steps one `next()` at a time, and notices a consumer that stops before the end.
@@ -259,7 +312,7 @@ public final class MockStream: ResponseStreaming {
         }
     }
 
-    private static func transportError(_ error: any Error) -> any Error {
+    fileprivate static func transportError(_ error: any Error) -> any Error {
         guard let urlError = error as? URLError else {
             return error
         }

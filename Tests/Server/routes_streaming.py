@@ -79,13 +79,14 @@ def reconnect(exchange, match):
 
 @route(r"/stream/hold/([^/]+)")
 def hold(exchange, match):
-    """One event, then holds the connection open (for up to 10 s) and logs when the client closes it."""
+    """One event, then holds the connection open (for up to ?seconds=, default 10) and logs when the client closes
+    it."""
     key = match.group(1)
     log_connection(key, exchange)
     start_stream(exchange)
     write(exchange, "data: open\n\n")
     sock = exchange.connection
-    deadline = time.time() + 10
+    deadline = time.time() + float(exchange.query.get("seconds", ["10"])[0])
     while time.time() < deadline:
         readable, _, _ = select.select([sock], [], [], 0.01)
         if readable:
