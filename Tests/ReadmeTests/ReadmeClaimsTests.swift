@@ -25,6 +25,8 @@ import Testing
         #expect(manifest.hasPrefix("// swift-tools-version: 6.0\n"))
         #expect(manifest.contains("swiftLanguageModes: [.v6]"))
         #expect(!manifest.contains(".package("), "README: \"no dependencies\"")
+        #expect(manifest.contains(#".linkedLibrary("dl", .when(platforms: [.linux]))"#))
+        #expect(!manifest.contains(#".linkedLibrary("curl""#), "libcurl is loaded at run time, not linked")
         #expect(manifest.contains(#".library(name: "Fetch", targets: ["Fetch"])"#))
         #expect(manifest.contains(#".library(name: "FetchTesting", targets: ["FetchTesting"])"#))
         #expect(manifest.contains("platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)]"))
@@ -105,6 +107,94 @@ import Testing
             APIRequest(try #require(URL(string: "https://api.example.com/login"))), completion: answer.capture)
         #expect(try answer.value?.get() != nil)
         #expect(try String(contentsOf: file, encoding: .utf8).contains("t0k3n-only-in-a-body"))
+    }
+
+    /// "outermost, it records what the app asked for; around the session [...] it also sees (and redacts) the
+    /// credentials middlewares add", and "Each call that gets a response becomes one entry".
+    @Test func whereTheRecordingStandsDecidesWhatItSeesAndOnlyAnswersAreRecorded() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let request = APIRequest(try #require(URL(string: "https://api.example.com/users/1")))
+        let mock = MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#))
+        let adapter: [any RequestAdapting] = [.header("X-Added-By-Middleware", "yes")]
+        let outside = directory.appending(path: "outside.har")
+        let inside = directory.appending(path: "inside.har")
+        let failed = directory.appending(path: "failed.har")
+        let stacks: [(URL, any RequestPerforming)] = [
+            (outside, try mock.adapting(adapter).recording(to: outside)),
+            (inside, try mock.recording(to: inside).adapting(adapter)),
+            (failed, try MockPerformer(error: URLError(.cannotConnectToHost)).recording(to: failed)),
+        ]
+        for (_, stack) in stacks {
+            stack.perform(request) { (_: Result<Data, any Error>) in }
+        }
+        func headerNames(_ file: URL) throws -> [String] {
+            try HAR(contentsOf: file).log.entries.flatMap { $0.request.headers.map(\.name) }
+        }
+        #expect(try HAR(contentsOf: outside).log.entries.count == 1)
+        #expect(try !headerNames(outside).contains("X-Added-By-Middleware"))
+        #expect(try headerNames(inside).contains("X-Added-By-Middleware"))
+        let failedEntries =
+            FileManager.default.fileExists(atPath: failed.path)
+            ? try HAR(contentsOf: failed).log.entries.count : 0
+        #expect(failedEntries == 0)
+    }
+
+    /// "A request matches a recorded one with the same [...] body (JSON as JSON, forms field by field), and a value
+    /// recorded as `REDACTED` matches any value."
+    @Test func aFormBodyMatchesARecordedOneFieldByField() throws {
+        let url = try #require(URL(string: "https://api.example.com/oauth/token"))
+        let recorded = APIRequest(url).method(.post).formBody(["username": "ada", "password": "REDACTED"])
+        let response = Response(
+            status: 200, headers: ["Content-Type": "application/json"], data: Data(#"{"id": 1, "name": "Ada"}"#.utf8),
+            originalRequest: recorded)
+        var archive = HAR()
+        archive.log.entries = [
+            try HAR.Entry(request: recorded, response: response, startedDateTime: Date(), timings: .total(0.01))
+        ]
+        let file = FileManager.default.temporaryDirectory.appending(path: "readme-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }  // nil: best-effort clean-up of a temporary file
+        try archive.encoded().write(to: file)
+        let mock = try MockPerformer(replaying: file)
+
+        let reordered = Captured<Result<Data, any Error>>()
+        mock.perform(
+            APIRequest(url).method(.post).formBody(["password": "p@ss w0rd+", "username": "ada"]),
+            completion: reordered.capture)
+        #expect(try reordered.value?.get() == Data(#"{"id": 1, "name": "Ada"}"#.utf8))
+        let someoneElse = Captured<Result<Data, any Error>>()
+        mock.perform(
+            APIRequest(url).method(.post).formBody(["username": "grace", "password": "x"]),
+            completion: someoneElse.capture)
+        #expect(throws: NoRecordedAnswer.self) { try someoneElse.value?.get() }
+    }
+
+    // MARK: - Deduplication, caching and transfers
+
+    /// "`private` unless `storesPrivateResponses` is `false`": a private response is stored by default, through the
+    /// initialiser and through `.caching()`.
+    @Test func theCacheStoresPrivateResponsesUnlessToldNot() throws {
+        let request = APIRequest(try #require(URL(string: "https://api.example.com/me")))
+        for (storesPrivate, makeCache) in [
+            (true, { CachingPerformer($0) }),
+            (true, { $0.caching() }),
+            (false, { CachingPerformer($0, storesPrivateResponses: false) }),
+        ] as [(Bool, (MockPerformer) -> any RequestPerforming)] {
+            let sent = Captured<String>()
+            let cache = makeCache(
+                MockPerformer { request in
+                    sent.capture(request.url.path)
+                    return MockResponse(
+                        status: 200, headers: ["Cache-Control": "private, max-age=60"], data: Data("me".utf8))
+                })
+            for _ in 0..<2 {
+                let answer = Captured<Result<Data, any Error>>()
+                cache.perform(request, completion: answer.capture)
+                #expect(try answer.value?.get() == Data("me".utf8))
+            }
+            #expect(sent.values.count == (storesPrivate ? 1 : 2))
+        }
     }
 
     // MARK: - Resilience, transfers: the log lines the README's comments show
