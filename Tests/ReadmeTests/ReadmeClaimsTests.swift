@@ -211,6 +211,18 @@ import Testing
                 == "10485760 of 104857600 bytes, resuming")
     }
 
+    /// "`Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` always (`Redaction.secrets`), plus the
+    /// names you pass".
+    @Test func curlCommandsHideTheFourSecretsWhateverNamesArePassed() throws {
+        #expect(Redaction.secrets == ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"])
+        let request = APIRequest(try #require(URL(string: "https://api.example.com/users/1")))
+            .header("Authorization", "Bearer t0k3n-a").header("Proxy-Authorization", "Basic t0k3n-b")
+            .header("Cookie", "id=t0k3n-c").header("Set-Cookie", "id=t0k3n-d").header("X-API-Key", "t0k3n-e")
+        let command = try request.curlCommand(redacting: ["X-API-Key"])
+        #expect(command.hasPrefix("curl "))
+        #expect(!command.contains("t0k3n"), "a secret leaked: \(command)")
+    }
+
     // MARK: - Contributing
 
     @Test func ciRunsWhatTheContributingSectionLists() throws {
