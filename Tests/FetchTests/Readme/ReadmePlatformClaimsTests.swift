@@ -42,6 +42,26 @@ import Testing
         #expect(echo.headers["authorization"] == "Bearer plain-token")
     }
 
+    /// "Fractional timeouts are exact on Linux too, where swift-corelibs-foundation would otherwise truncate them to
+    /// whole seconds (0.5 s timing out at once)": a plain `URLSession` gives up on an answer 300 ms away.
+    @Test(.enabled(if: Self.isLinux, "the README's sentence is about swift-corelibs-foundation"))
+    func onLinuxAPlainURLSessionTimesOutAtOnceWithAFractionalTimeout() async throws {
+        var request = URLRequest(url: server.url("/delay/300"))
+        request.timeoutInterval = 0.5
+        let urlSession = URLSession(configuration: .ephemeral)
+        defer { urlSession.finishTasksAndInvalidate() }
+        let answer = Captured<Result<Data, any Error>>()
+        let started = ContinuousClock.now
+        urlSession.dataTask(with: request) { data, _, error in
+            answer.capture(error.map { .failure($0) } ?? .success(data ?? Data()))
+        }.resume()
+        guard case .failure(let error) = try await answer.first(), (error as? URLError)?.code == .timedOut else {
+            Issue.record("expected URLError.timedOut, got \(answer.values)")
+            return
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(300))
+    }
+
     /// "a `TransferSession`'s downloads and uploads follow the same policy": an upload redirected to another origin
     /// arrives there without its credentials (and keeps them within its origin, so that the test can fail).
     @Test(arguments: [false, true])
@@ -74,12 +94,13 @@ import Testing
         }
         let before = try partialFiles()
         let directory = temporary.appending(path: "readme-cancel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
         let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
         let progress = Captured<TransferProgress>()
         let result = Captured<Result<Response, any Error>>()
         let call = transfers.download(
-            TestRequest(server.url("/large/\(8 << 20)/\(UUID().uuidString)?rate=1")),
+            TestRequest(server.url("/large/\(64 << 20)/\(UUID().uuidString)?rate=1")),
             to: directory.appending(path: "video.mp4"), progress: progress.capture, completion: result.capture)
         _ = try await progress.first()
         call.cancel()
