@@ -23,7 +23,8 @@ let package = Package(
         // reproducers.
         .target(name: "FetchFuzzing", dependencies: ["Fetch"], path: "Fuzz/Properties"),
         .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting", "FetchFuzzing"]),
-        .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"]),
+        // README-CLAIMS.md maps each claim of the README to the test that proves it.
+        .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"], exclude: ["README-CLAIMS.md"]),
         // The example: a command-line client of a demo company API. Its data and the Python demo server that
         // serves the same data over HTTP live beside its sources; the executable finds them through #filePath.
         .executableTarget(
