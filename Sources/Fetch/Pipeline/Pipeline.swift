@@ -84,6 +84,10 @@ public struct Pipeline: RequestPerforming {
             case .failure:
                 let result = Self.parse(answer, as: T.self, for: request, errorParser: errorParser)
                 queue.addOperation { completion(result) }
+            case .success where DispatchQueue.getSpecific(key: Self.parsingQueueKey) != nil:
+                // The transport handed the answer on to the parsing queue already.
+                let result = Self.parse(answer, as: T.self, for: request, errorParser: errorParser)
+                queue.addOperation { completion(result) }
             case .success:
                 Self.parsingQueue.async {
                     let result = Self.parse(answer, as: T.self, for: request, errorParser: errorParser)
@@ -217,7 +221,17 @@ public struct Pipeline: RequestPerforming {
 
     /// Where callback-form calls parse: concurrent, so that several large responses decode at once, up to the
     /// machine's cores.
-    private static let parsingQueue = DispatchQueue(label: "Fetch.Pipeline.parsing", attributes: .concurrent)
+    ///
+    /// A transport whose answers arrive on a thread where no middleware may run hands them on to it (see
+    /// `URLSessionTransport`), and the pipeline then parses without another hop.
+    package static let parsingQueue: DispatchQueue = {
+        let queue = DispatchQueue(label: "Fetch.Pipeline.parsing", attributes: .concurrent)
+        queue.setSpecific(key: parsingQueueKey, value: ())
+        return queue
+    }()
+
+    /// Marks ``parsingQueue``, so that a call already on it parses at once.
+    private static let parsingQueueKey = DispatchSpecificKey<Void>()
 }
 
 extension Pipeline {

@@ -64,9 +64,15 @@ public final class Session: RequestPerforming {
         callbackQueue: OperationQueue = .main,
         redirectPolicy: RedirectPolicy = .default
     ) {
-        let delegateQueue = OperationQueue()
-        delegateQueue.name = "Fetch.Session.delegate"
-        delegateQueue.maxConcurrentOperationCount = 1
+        #if canImport(FoundationNetworking)
+            // The transport hands each answer on to the pipeline's parsing queue itself, so there is no need for a
+            // delegate queue in between: one thread hop fewer per call (see `URLSessionTransport.handsOn`).
+            let delegateQueue: OperationQueue = InlineDelegateQueue()
+        #else
+            let delegateQueue = OperationQueue()
+            delegateQueue.name = "Fetch.Session.delegate"
+            delegateQueue.maxConcurrentOperationCount = 1
+        #endif
         let urlSession = URLSession(
             configuration: Self.safeToCancel(configuration), delegate: nil, delegateQueue: delegateQueue)
         self.init(urlSession, owned: true, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)

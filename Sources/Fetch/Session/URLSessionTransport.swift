@@ -11,6 +11,10 @@ struct URLSessionTransport: Transport {
     let defaultTimeout: TimeInterval
     /// The delegate of every task the transport starts, which keeps the calls in flight.
     let tasks: TaskDelegate
+    /// Whether answers are handed on to ``Pipeline/parsingQueue``: when the `URLSession` calls its completion handlers
+    /// inline, on swift-corelibs-foundation's own serial queue (an ``InlineDelegateQueue``), where middlewares must
+    /// not run. The pipeline then parses there without another hop.
+    private let handsOn: Bool
     /// Invalidates an owned `URLSession` once no pipeline uses it any more.
     private let owner: Owner?
     /// Sends the streamed requests, through a `URLSession` of its own made on first use.
@@ -22,6 +26,11 @@ struct URLSessionTransport: Transport {
     ///     on a ``Session`` keeps sending after the session object itself is gone.
     ///   - redirectPolicy: How redirects are followed.
     init(urlSession: URLSession, owned: Bool, redirectPolicy: RedirectPolicy) {
+        #if canImport(FoundationNetworking)
+            self.handsOn = urlSession.delegateQueue is InlineDelegateQueue
+        #else
+            self.handsOn = false
+        #endif
         self.urlSession = urlSession
         self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
         self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
@@ -113,20 +122,29 @@ struct URLSessionTransport: Transport {
                 call.endWithTimeout(after: timeout)
             }
         #endif
+        let handsOn = handsOn
         let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
             guard let ending = call.finish() else {
                 return
             }
-            // The caller gets the answer first; unregistering the call is not on its way.
-            defer { ending.release() }
-            if let refusal = ending.redirectRefusal {
-                completion(.failure(refusal))
+            let answer: Result<Response, any Error> =
+                if let refusal = ending.redirectRefusal {
+                    .failure(refusal)
+                } else {
+                    Exchange.response(
+                        for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout)
+                }
+            guard handsOn else {
+                // The caller gets the answer first; unregistering the call is not on its way.
+                defer { ending.release() }
+                completion(answer)
                 return
             }
-            completion(
-                Exchange.response(
-                    for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout))
+            Pipeline.parsingQueue.async {
+                completion(answer)
+            }
+            ending.release()
         }
         task.delegate = tasks
         call.start(task) { error in completion(.failure(error)) }
