@@ -33,12 +33,13 @@ struct FetchBench {
         pipelineRows(into: &table, options: options, server: server)
         let deduplicated = deduplicationRows(into: &table, options: options)
         let cached = cacheRows(into: &table, options: options, server: server)
+        let cachedOnDisk = diskCacheRow(into: &table, options: options, server: server)
         resumeRow(into: &table, options: options)
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.
         // A performer that stops working (dedup, a cache that stores nothing) fails the run.
-        guard deduplicated, cached else {
+        guard deduplicated, cached, cachedOnDisk else {
             print("fetch-bench: deduplication or caching did not work (see the table)")
             exit(1)
         }

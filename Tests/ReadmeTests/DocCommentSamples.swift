@@ -156,6 +156,31 @@ enum CachingPerformerSample {
     }
 }
 
+enum CachingPerformerDiskSample {
+    static func sample(session: Session) throws {
+        // DOC-BEGIN
+        let caches = try FileManager.default.url(
+            for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        let performer = try CachingPerformer(
+            session, directory: caches.appending(path: "api"), offlinePolicy: .serveStoredOnFailure)
+        // DOC-END
+        _ = performer
+    }
+}
+
+enum ResponseIsStaleSample {
+    typealias GetUser = DocFixtures.GetUser
+
+    static func sample(performer: CachingPerformer) async throws {
+        // DOC-BEGIN
+        let response: Response = try await performer.perform(GetUser(id: 1))
+        if response.isStale {
+            print("offline: showing data \(response[header: "Age"] ?? "?") seconds old")
+        }
+        // DOC-END
+    }
+}
+
 enum DeduplicatingPerformerSample {
     typealias User = DocFixtures.User
     typealias GetUser = DocFixtures.GetUser

@@ -23,6 +23,24 @@ func cachingSample() async throws {
     _ = (users, again)
 }
 
+func diskCachingSample(session: Session) async throws {
+    // README-BEGIN
+    let caches = try FileManager.default.url(
+        for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+    let cache = try session.caching(
+        directory: caches.appending(path: "api-cache"),  // the cache's own directory
+        maximumDiskBytes: 64 << 20,
+        offlinePolicy: .serveStoredOnFailure
+    )
+    let response: Response = try await cache.perform(GetUser(baseURL: baseURL, id: 1))
+    if response.isStale {
+        print("offline: this user is \(response[header: "Age"] ?? "?") seconds old")
+    }
+    let user = try User.parse(response: response, errorParser: nil).get()
+    // README-END
+    _ = user
+}
+
 // README-BEGIN
 struct GetVideo: Request {
     let baseURL: URL

@@ -4,8 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A ``RequestPerforming`` object that keeps responses in a memory-bounded HTTP cache and answers from it while
-/// they are fresh.
+/// A ``RequestPerforming`` object that keeps responses in an HTTP cache, in memory or on disk, and answers from it
+/// while they are fresh.
 ///
 /// ```swift
 /// let performer = CachingPerformer(Session(configuration: configuration), maximumBytes: 32 << 20)
@@ -25,68 +25,188 @@ import Foundation
 /// - A stored response is used only for requests whose headers named by its `Vary` match the request that stored it.
 /// - A request with `Cache-Control: no-store` bypasses the cache; one with `no-cache` revalidates. A successful
 ///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored response for its URL.
-/// - When the stored bodies and headers exceed ``maximumBytes``, the least recently used responses are removed.
+/// - When the stored bodies and headers exceed the limit, the least recently used responses are removed.
+///
+/// **Stale responses (RFC 5861).** Within a response's `stale-while-revalidate=N` window (N seconds after it went
+/// stale), a caller gets the stored response at once, and the cache revalidates it in the background: once per
+/// response, however many callers arrive meanwhile; what the revalidation brings (a `200` or a `304`) updates the
+/// store for the next caller. Within `stale-if-error=N`, a revalidation or refetch that fails with a transport error
+/// (no connection, a timeout) or with `500`, `502`, `503` or `504` answers with the stored response instead of the
+/// failure. `must-revalidate` and `no-cache` responses are never served stale this way, and a request with
+/// `Cache-Control: no-cache` never gets a `stale-while-revalidate` answer. With ``OfflinePolicy/serveStoredOnFailure``
+/// a transport error answers with any stored response, however stale.
+///
+/// **How a caller tells a stale answer.** A response served stale carries an `Age` header (its age in seconds, RFC
+/// 9111 §5.1) and `Warning: 110 - "Response is Stale"`, and its ``Response/isStale`` is `true`. Ask for a
+/// ``Response`` (or look at the response in your ``Parsable`` type's `parse(response:errorParser:)`) to see it. Fresh
+/// hits and revalidated responses carry neither.
+///
+/// **Storage.** ``init(_:maximumBytes:storesPrivateResponses:offlinePolicy:now:)`` keeps responses in memory only.
+/// ``init(_:directory:maximumDiskBytes:maximumBytes:storesPrivateResponses:offlinePolicy:now:)`` keeps them in files
+/// in a directory too, so that they outlive the process, with the memory cache in front: a response is written to
+/// both, read from memory when it is there, and read from disk (then kept in memory) when it is not. Files are
+/// written whole under a temporary name and renamed into place; a truncated, corrupt or foreign file is skipped and
+/// removed, never served; several performers or processes may share one directory.
 ///
 /// A fresh hit is delivered without any network work, and without parsing again: the value first parsed from a
-/// stored response is kept with it, per type, and handed to later callers asking for the same type (values are
-/// immutable, so sharing one is safe). ``Response`` itself is rebuilt for each caller, since it names the caller's
-/// request. Give the wrapped ``Session`` a configuration
-/// without `URLCache` (`configuration.urlCache = nil`) so that only this cache acts: `URLSession`'s own cache would
-/// otherwise answer or rewrite some revalidations before this one sees them.
+/// response in memory is kept with it, per type, and handed to later callers asking for the same type (values are
+/// immutable, so sharing one is safe); a response read from disk is parsed once, then kept in memory. ``Response``
+/// itself is rebuilt for each caller, since it names the caller's request. Give the wrapped ``Session`` a
+/// configuration without `URLCache` (`configuration.urlCache = nil`) so that only this cache acts: `URLSession`'s own
+/// cache would otherwise answer or rewrite some revalidations before this one sees them.
 ///
 /// Completions are called on the innermost session's callback queue, as for any stack; the `async` forms do not use
 /// a queue. `session.caching()` builds the same performer.
 public final class CachingPerformer: RequestPerforming {
+    /// Whether a cache answers with stored responses when the network fails.
+    public enum OfflinePolicy: Sendable {
+        /// Only what HTTP allows: a stale response is served on failure only within its `stale-if-error` window.
+        case never
+        /// When sending a request fails with a transport error (no connection, a timeout, a refused connection),
+        /// answer with the stored response for it, however stale, marked stale. `must-revalidate` does not prevent
+        /// it: choosing this policy is the client's permission to use stale responses when disconnected (RFC 9111
+        /// §4.2.4). A `5xx` answer is still delivered as it is, unless `stale-if-error` allows the stored response.
+        case serveStoredOnFailure
+    }
+
     /// The performer that sends the requests that the cache cannot answer.
     public let base: any RequestPerforming
 
-    /// The most bytes of bodies and headers the cache keeps. Values parsed from stored responses, kept with them
-    /// for fresh hits, are not counted.
+    /// The most bytes of bodies and headers the cache keeps in memory. Values parsed from stored responses, kept
+    /// with them for fresh hits, are not counted.
     public let maximumBytes: Int
+
+    /// The directory that keeps the responses on disk, or `nil` for a cache in memory only.
+    public let directory: URL?
+
+    /// The most bytes of files the cache keeps in ``directory``; 0 for a cache in memory only.
+    public let maximumDiskBytes: Int
 
     /// Whether responses marked `Cache-Control: private` are stored. A cache inside one app serves one user, so the
     /// default is `true`; set `false` when one performer serves several users.
     public let storesPrivateResponses: Bool
 
+    /// Whether stored responses answer when the network fails. The default is ``OfflinePolicy/never``.
+    public let offlinePolicy: OfflinePolicy
+
     /// The pipeline: the caching middleware in front of ``base``'s.
     public let pipeline: Pipeline
 
-    private let store: ResponseStore
+    private let store: any ResponseStoring
 
-    /// Creates a caching performer in front of `base`.
+    /// Creates a caching performer in front of `base` that keeps responses in memory.
     ///
     /// - Parameters:
     ///   - base: The performer that sends requests the cache cannot answer, such as a ``Session``.
     ///   - maximumBytes: The most bytes of bodies and headers to keep. The default is 16 MiB.
     ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
     ///     `true`.
+    ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
+    ///     ``OfflinePolicy/never``.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
-    public init(
+    public convenience init(
         _ base: any RequestPerforming,
         maximumBytes: Int = 16 << 20,
         storesPrivateResponses: Bool = true,
+        offlinePolicy: OfflinePolicy = .never,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
-        let store = ResponseStore(limit: maximumBytes)
-        self.base = base
-        self.maximumBytes = maximumBytes
-        self.storesPrivateResponses = storesPrivateResponses
-        self.store = store
-        self.pipeline = base.pipeline.adding(
-            CachingMiddleware(store: store, storesPrivateResponses: storesPrivateResponses, now: now))
+        self.init(
+            base: base,
+            store: ResponseStore(limit: maximumBytes),
+            maximumBytes: maximumBytes,
+            directory: nil,
+            maximumDiskBytes: 0,
+            storesPrivateResponses: storesPrivateResponses,
+            offlinePolicy: offlinePolicy,
+            now: now
+        )
     }
 
-    /// The bytes of bodies and headers stored now.
+    /// Creates a caching performer in front of `base` that keeps responses in files in `directory`, with the most
+    /// recently used also in memory, so that they outlive the process.
+    ///
+    /// ```swift
+    /// let caches = try FileManager.default.url(
+    ///     for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+    /// let performer = try CachingPerformer(
+    ///     session, directory: caches.appending(path: "api"), offlinePolicy: .serveStoredOnFailure)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - base: The performer that sends requests the cache cannot answer, such as a ``Session``.
+    ///   - directory: The directory for the cache's files, created if needed. Give the cache a directory of its
+    ///     own: files in it that are not the cache's are removed.
+    ///   - maximumDiskBytes: The most bytes of files to keep in `directory`. The default is 64 MiB.
+    ///   - maximumBytes: The most bytes of bodies and headers to keep in memory as well. The default is 16 MiB; 0
+    ///     reads every hit from disk.
+    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
+    ///     `true`.
+    ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
+    ///     ``OfflinePolicy/never``.
+    ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
+    /// - Throws: The file system's error when `directory` cannot be created or listed.
+    public convenience init(
+        _ base: any RequestPerforming,
+        directory: URL,
+        maximumDiskBytes: Int = 64 << 20,
+        maximumBytes: Int = 16 << 20,
+        storesPrivateResponses: Bool = true,
+        offlinePolicy: OfflinePolicy = .never,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        let disk = try DiskResponseStore(directory: directory, limit: maximumDiskBytes)
+        self.init(
+            base: base,
+            store: LayeredResponseStore(memory: ResponseStore(limit: maximumBytes), disk: disk),
+            maximumBytes: maximumBytes,
+            directory: directory,
+            maximumDiskBytes: maximumDiskBytes,
+            storesPrivateResponses: storesPrivateResponses,
+            offlinePolicy: offlinePolicy,
+            now: now
+        )
+    }
+
+    private init(
+        base: any RequestPerforming,
+        store: any ResponseStoring,
+        maximumBytes: Int,
+        directory: URL?,
+        maximumDiskBytes: Int,
+        storesPrivateResponses: Bool,
+        offlinePolicy: OfflinePolicy,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.base = base
+        self.maximumBytes = maximumBytes
+        self.directory = directory
+        self.maximumDiskBytes = maximumDiskBytes
+        self.storesPrivateResponses = storesPrivateResponses
+        self.offlinePolicy = offlinePolicy
+        self.store = store
+        self.pipeline = base.pipeline.adding(
+            CachingMiddleware(
+                store: store,
+                storesPrivateResponses: storesPrivateResponses,
+                offlinePolicy: offlinePolicy,
+                revalidations: Revalidations(),
+                now: now
+            ))
+    }
+
+    /// The bytes of bodies and headers stored now: in memory, or, for a cache with a ``directory``, of the files on
+    /// disk (which hold every stored response).
     public var storedBytes: Int {
         store.bytes
     }
 
-    /// The number of responses stored now.
+    /// The number of responses stored now: in memory, or, for a cache with a ``directory``, on disk.
     public var storedResponseCount: Int {
         store.count
     }
 
-    /// Removes every stored response.
+    /// Removes every stored response, from memory and from disk.
     public func removeAll() {
         store.removeAll()
     }
@@ -109,10 +229,13 @@ public final class CachingPerformer: RequestPerforming {
     }
 }
 
-/// Answers from the store while fresh, revalidates when stale, and stores what may be stored.
+/// Answers from the store while fresh (or stale within what HTTP and the offline policy allow), revalidates when
+/// stale, and stores what may be stored.
 private struct CachingMiddleware: Middleware {
-    let store: ResponseStore
+    let store: any ResponseStoring
     let storesPrivateResponses: Bool
+    let offlinePolicy: CachingPerformer.OfflinePolicy
+    let revalidations: Revalidations
     let now: @Sendable () -> Date
 
     func intercept(
@@ -139,17 +262,73 @@ private struct CachingMiddleware: Middleware {
             return
         }
         let stored = store.response(for: key, matching: urlRequest)
-        if let stored, !asked.noCache, !stored.requiresRevalidation, stored.isFresh(at: now()) {
-            completion(.success(stored.response(answering: request)))
-            return
+        let requestTime = now()
+        if let stored, !asked.noCache {
+            if !stored.requiresRevalidation, stored.isFresh(at: requestTime) {
+                completion(.success(stored.response(answering: request)))
+                return
+            }
+            if stored.isUsableStale(at: requestTime, forError: false) {
+                completion(.success(stored.staleResponse(answering: request, at: requestTime)))
+                revalidateInBackground(stored, for: request, sent: urlRequest, next: next)
+                return
+            }
         }
         let sent: any Request = stored.map { ConditionalRequest(request, validating: $0) } ?? request
-        let requestTime = now()
         next(sent) { result in
-            completion(
-                result.map { received in
-                    handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime)
-                })
+            completion(answer(result, to: request, sent: urlRequest, stored: stored, requestTime: requestTime))
+        }
+    }
+
+    /// What the caller gets for what the network answered: the stored response instead of a failure when
+    /// `stale-if-error` or the offline policy allows it, else the network's answer, stored as HTTP allows.
+    private func answer(
+        _ result: Result<Response, any Error>,
+        to request: any Request,
+        sent urlRequest: URLRequest,
+        stored: StoredResponse?,
+        requestTime: Date
+    ) -> Result<Response, any Error> {
+        switch result {
+        case .success(let received):
+            let time = now()
+            if let stored, Self.isServerError(received.status), stored.isUsableStale(at: time, forError: true) {
+                return .success(stored.staleResponse(answering: request, at: time))
+            }
+            return .success(handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime))
+        case .failure(let error):
+            guard let stored else {
+                return .failure(error)
+            }
+            let failure = Self.failureKind(error)
+            let time = now()
+            let allowedByServer = failure != nil && stored.isUsableStale(at: time, forError: true)
+            let allowedOffline = failure == .network && offlinePolicy == .serveStoredOnFailure
+            guard allowedByServer || allowedOffline else {
+                return .failure(error)
+            }
+            return .success(stored.staleResponse(answering: request, at: time))
+        }
+    }
+
+    /// Revalidates (or refetches) a stale response served under `stale-while-revalidate`, unless a revalidation of
+    /// it is already running, as a call of its own that the caller's cancellation does not stop. Its answer updates
+    /// the store; a failure leaves the stored response as it is.
+    private func revalidateInBackground(
+        _ stored: StoredResponse,
+        for request: any Request,
+        sent urlRequest: URLRequest,
+        next: Next
+    ) {
+        guard revalidations.begin(stored.key) else {
+            return
+        }
+        let requestTime = now()
+        _ = next.detached(ConditionalRequest(request, validating: stored)) { result in
+            if case .success(let received) = result {
+                _ = handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime)
+            }
+            revalidations.end(stored.key)
         }
     }
 
@@ -205,6 +384,52 @@ private struct CachingMiddleware: Middleware {
             }
             completion(result)
         }
+    }
+
+    /// The statuses that RFC 5861 §4 counts as errors for `stale-if-error`.
+    private static func isServerError(_ status: Int) -> Bool {
+        [500, 502, 503, 504].contains(status)
+    }
+
+    private enum FailureKind {
+        /// The request got no HTTP answer: no connection, a refused connection, a timeout.
+        case network
+        /// A `500`, `502`, `503` or `504`, delivered as an error by a middleware inside the cache.
+        case server
+    }
+
+    /// What kind of failure `error` is, or `nil` for one that stale responses must not hide (a cancellation, an
+    /// invalid request).
+    private static func failureKind(_ error: any Error) -> FailureKind? {
+        switch error {
+        case FetchError.transport(let urlError, _):
+            return urlError.code == .cancelled ? nil : .network
+        case FetchError.timedOut:
+            return .network
+        case FetchError.unacceptableStatus(let response):
+            return isServerError(response.status) ? .server : nil
+        case FetchError.attemptsExhausted(_, let lastError, _):
+            return failureKind(lastError)
+        case let urlError as URLError:
+            return urlError.code == .cancelled ? nil : .network
+        default:
+            return nil
+        }
+    }
+}
+
+/// The keys whose stale responses are being revalidated in the background, so that each is revalidated once
+/// however many callers are served it meanwhile.
+private final class Revalidations: Sendable {
+    private let keys = Locked(Set<String>())
+
+    /// Marks `key` as being revalidated; `false` when it already was.
+    func begin(_ key: String) -> Bool {
+        keys.withLock { $0.insert(key).inserted }
+    }
+
+    func end(_ key: String) {
+        keys.withLock { _ = $0.remove(key) }
     }
 }
 

@@ -15,11 +15,11 @@ import Foundation
 /// recently used first.
 ///
 /// **Files.** Each response is one file, `<SHA-256 of the key>.response`: a magic number, the metadata (status,
-/// headers, URL, `Vary` values, times) as JSON, the body, and the SHA-256 of all of it. A file is written under a
-/// temporary name (`.<name>.<UUID>.tmp`) and renamed into place, so a reader sees a whole file or none. A file that
-/// is truncated, corrupt, of another format or another key is never served: it is removed when met. Files in the
-/// directory that are not the store's are removed when the store opens it; temporary files are left alone for an
-/// hour, in case another process is writing them.
+/// headers, URL, `Vary` values, times) in a small binary layout, the body, and the SHA-256 of all of it. A file is
+/// written under a temporary name (`.<name>.<UUID>.tmp`) and renamed into place, so a reader sees a whole file or
+/// none. A file that is truncated, corrupt, of another format or another key is never served: it is removed when
+/// met. Files in the directory that are not the store's are removed when the store opens it; temporary files are
+/// left alone for an hour, in case another process is writing them.
 ///
 /// **Recency.** Each store keeps an index of the files (size and last use) in memory, built from the directory when
 /// it opens (last use is the file's modification date, which every hit and write refreshes) and kept up to date by
@@ -46,13 +46,14 @@ final class DiskResponseStore: Sendable {
 
     /// The directory that holds the files.
     let directory: URL
+    private let directoryPath: String
     private let limit: Int
     private let index = Locked(Index())
     /// The last modification date this store gave a file (see `nextUseDate()`).
     private let lastUseDate = Locked(Date.distantPast)
 
     /// The files' first bytes, which say what they are and in which format.
-    private static let magic = Data("FETCHRS1".utf8)
+    private static let magic = Data("FETCHRS2".utf8)
     private static let suffix = ".response"
     private static let hexDigits = Set("0123456789abcdef".utf8)
     private static var rescanInterval: Int { 256 }
@@ -63,6 +64,7 @@ final class DiskResponseStore: Sendable {
     /// - Throws: The file system's error when the directory cannot be created or listed.
     init(directory: URL, limit: Int) throws {
         self.directory = directory
+        self.directoryPath = directory.path
         self.limit = limit
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let scanned = try scan()
@@ -82,13 +84,15 @@ final class DiskResponseStore: Sendable {
 
     func response(for key: String, matching request: URLRequest) -> StoredResponse? {
         let name = Self.fileName(for: key)
-        let file = directory.appendingPathComponent(name)
-        guard let contents = try? Data(contentsOf: file) else {  // nil: no such file (or it just went)
+        // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file, on every hit.
+        let file = directoryPath + "/" + name
+        // The file's modification date records the use, for evictions after a restart.
+        guard let contents = Self.readWhole(file, markingUseAt: nextUseDate()) else {
             index.withLock { forget(name, in: &$0) }
             return nil
         }
         guard let response = Self.decode(contents), response.key == key else {
-            try? FileManager.default.removeItem(at: file)  // nil: another store removed it first
+            try? FileManager.default.removeItem(atPath: file)  // nil: another store removed it first
             index.withLock { forget(name, in: &$0) }
             return nil
         }
@@ -98,8 +102,6 @@ final class DiskResponseStore: Sendable {
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
             index.entries[name] = Entry(size: contents.count, lastUse: index.uses)
         }
-        // Best effort: the modification date only orders evictions after a restart.
-        try? FileManager.default.setAttributes([.modificationDate: nextUseDate()], ofItemAtPath: file.path)
         return response.varies(from: request) ? nil : response
     }
 
@@ -125,15 +127,12 @@ final class DiskResponseStore: Sendable {
         }
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         do {
-            try Self.writeNewFile(temporary, contents: contents)
+            try Self.writeNewFile(temporary, contents: contents, used: nextUseDate())
             try Self.replace(directory.appendingPathComponent(name), with: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)  // nil: it was never created
             return
         }
-        // Best effort, as for a hit: uses within one second still order evictions after a restart.
-        try? FileManager.default.setAttributes(
-            [.modificationDate: nextUseDate()], ofItemAtPath: directory.appendingPathComponent(name).path)
         let rescan = index.withLock { index -> Bool in
             index.uses += 1
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
@@ -241,9 +240,60 @@ final class DiskResponseStore: Sendable {
             && name.utf8.prefix(64).allSatisfy { Self.hexDigits.contains($0) }
     }
 
-    /// Writes `contents` to a file that must not exist yet, with plain POSIX calls: `Data.write(to:)` costs several
-    /// times more on Linux, which matters for a store written on every cacheable response.
-    private static func writeNewFile(_ url: URL, contents: Data) throws {
+    /// The whole contents of the file at `path`, read with plain POSIX calls (`Data(contentsOf:)` and a separate
+    /// `FileManager.setAttributes` cost several times more on Linux, on every hit from disk), with the file's
+    /// modification date set to `used` through the same descriptor, best effort. `nil` when there is no such file,
+    /// or it cannot be read whole.
+    private static func readWhole(_ path: String, markingUseAt used: Date) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return nil
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 0, status.st_size <= Int.max else {
+            return nil
+        }
+        let size = Int(status.st_size)
+        var contents = Data(count: size)
+        let isWhole = contents.withUnsafeMutableBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else {
+                return size == 0
+            }
+            var done = 0
+            while done < size {
+                let count = read(descriptor, base + done, size - done)
+                if count < 0, errno == EINTR {
+                    continue
+                }
+                guard count > 0 else {
+                    return false  // an error, or a file shorter than it was a moment ago
+                }
+                done += count
+            }
+            return true
+        }
+        guard isWhole else {
+            return nil
+        }
+        markUse(of: descriptor, at: used)
+        return contents
+    }
+
+    /// Sets the access and modification dates of the open file to `date`, best effort: they only order evictions
+    /// after a restart.
+    private static func markUse(of descriptor: Int32, at date: Date) {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let time = timespec(
+            tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
+        let times = [time, time]
+        _ = futimens(descriptor, times)
+    }
+
+    /// Writes `contents` to a file that must not exist yet, with plain POSIX calls (`Data.write(to:)` costs several
+    /// times more on Linux, which matters for a store written on every cacheable response), and gives it `used` as
+    /// its modification date.
+    private static func writeNewFile(_ url: URL, contents: Data, used: Date) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -265,6 +315,7 @@ final class DiskResponseStore: Sendable {
                 written += count
             }
         }
+        markUse(of: descriptor, at: used)
     }
 
     /// Replaces `destination` with `source` in one step (POSIX `rename`), which `FileManager.moveItem` does not do.
@@ -274,36 +325,37 @@ final class DiskResponseStore: Sendable {
         }
     }
 
-    /// What a file holds besides the body.
-    private struct Metadata: Codable {
-        var key: String
-        var status: Int
-        var headers: [String: String]
-        var url: URL?
-        var varyingValues: [String: String?]
-        var requestTime: Date
-        var responseTime: Date
-        var bodyLength: Int?
-    }
-
     /// The file for `response`: magic, metadata length (4 bytes, big-endian), metadata, body, SHA-256 of the rest.
+    ///
+    /// The metadata is binary, not JSON: `JSONDecoder` was half of what a hit from disk cost. In order: the key, the
+    /// status, the headers, the URL, the `Vary` values, the request and response times, and the body's length, each
+    /// as ``MetadataWriter`` writes it.
     static func encode(_ response: StoredResponse) -> Data? {
-        let metadata = Metadata(
-            key: response.key,
-            status: response.status,
-            headers: response.headers,
-            url: response.url,
-            varyingValues: response.varyingValues,
-            requestTime: response.requestTime,
-            responseTime: response.responseTime,
-            bodyLength: response.data?.count
-        )
-        guard let json = try? JSONEncoder().encode(metadata), json.count <= Int(UInt32.max) else {  // nil: unencodable
+        var metadata = MetadataWriter()
+        metadata.string(response.key)
+        metadata.integer(response.status)
+        metadata.count(response.headers.count)
+        for (name, value) in response.headers {
+            metadata.string(name)
+            metadata.string(value)
+        }
+        metadata.optionalString(response.url?.absoluteString)
+        metadata.count(response.varyingValues.count)
+        for (name, value) in response.varyingValues {
+            metadata.string(name)
+            metadata.optionalString(value)
+        }
+        metadata.date(response.requestTime)
+        metadata.date(response.responseTime)
+        metadata.flag(response.data != nil)
+        metadata.integer(response.data?.count ?? 0)
+        guard metadata.bytes.count <= Int(UInt32.max) else {
             return nil
         }
         var contents = magic
-        withUnsafeBytes(of: UInt32(json.count).bigEndian) { contents.append(contentsOf: $0) }
-        contents.append(json)
+        contents.reserveCapacity(magic.count + 4 + metadata.bytes.count + (response.data?.count ?? 0) + 32)
+        withUnsafeBytes(of: UInt32(metadata.bytes.count).bigEndian) { contents.append(contentsOf: $0) }
+        contents.append(contentsOf: metadata.bytes)
         if let body = response.data {
             contents.append(body)
         }
@@ -322,27 +374,148 @@ final class DiskResponseStore: Sendable {
         guard SHA256.hash(contents.prefix(checked)) == Array(contents.suffix(32)) else {
             return nil
         }
-        let jsonLength = contents[magic.count..<headerLength].reduce(0) { $0 << 8 | Int($1) }
-        guard jsonLength <= checked - headerLength,
-            let metadata = try? JSONDecoder().decode(  // nil: not this format
-                Metadata.self, from: contents[headerLength..<(headerLength + jsonLength)])
-        else {
+        let metadataLength = contents[magic.count..<headerLength].reduce(0) { $0 << 8 | Int($1) }
+        guard metadataLength <= checked - headerLength else {
             return nil
         }
-        let bodyStart = headerLength + jsonLength
-        guard checked - bodyStart == (metadata.bodyLength ?? 0) else {
+        let bodyStart = headerLength + metadataLength
+        return contents.withUnsafeBytes { buffer -> StoredResponse? in
+            var metadata = MetadataReader(UnsafeRawBufferPointer(rebasing: buffer[headerLength..<bodyStart]))
+            guard let key = metadata.string(), let status = metadata.integer(), let headerCount = metadata.count()
+            else {
+                return nil
+            }
+            var headers: [String: String] = [:]
+            headers.reserveCapacity(headerCount)
+            for _ in 0..<headerCount {
+                guard let name = metadata.string(), let value = metadata.string() else {
+                    return nil
+                }
+                headers[name] = value
+            }
+            guard let url = metadata.optionalString(), let varyCount = metadata.count() else {
+                return nil
+            }
+            var varyingValues: [String: String?] = [:]
+            for _ in 0..<varyCount {
+                guard let name = metadata.string(), let value = metadata.optionalString() else {
+                    return nil
+                }
+                varyingValues[name] = value
+            }
+            guard let requestTime = metadata.date(), let responseTime = metadata.date(),
+                let hasBody = metadata.flag(), let bodyLength = metadata.integer(), metadata.isAtEnd,
+                checked - bodyStart == bodyLength, hasBody || bodyLength == 0
+            else {
+                return nil
+            }
+            return StoredResponse(
+                key: key,
+                status: status,
+                headers: headers,
+                data: hasBody ? Data(buffer[bodyStart..<checked]) : nil,
+                url: url.flatMap(URL.init(string:)),
+                varyingValues: varyingValues,
+                requestTime: requestTime,
+                responseTime: responseTime
+            )
+        }
+    }
+}
+
+/// Writes a file's metadata: strings as a 4-byte big-endian length and UTF-8, integers and dates as 8 bytes
+/// big-endian (a date as the bits of its `timeIntervalSinceReferenceDate`), flags as one byte.
+private struct MetadataWriter {
+    var bytes: [UInt8] = []
+
+    mutating func integer(_ value: Int) {
+        withUnsafeBytes(of: Int64(value).bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func count(_ value: Int) {
+        withUnsafeBytes(of: UInt32(clamping: value).bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func string(_ value: String) {
+        count(value.utf8.count)
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    mutating func flag(_ value: Bool) {
+        bytes.append(value ? 1 : 0)
+    }
+
+    mutating func optionalString(_ value: String?) {
+        flag(value != nil)
+        if let value {
+            string(value)
+        }
+    }
+
+    mutating func date(_ value: Date) {
+        withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+}
+
+/// Reads what ``MetadataWriter`` wrote; each read is `nil` when the bytes run out or are not what it expects.
+private struct MetadataReader {
+    private let buffer: UnsafeRawBufferPointer
+    private var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+    }
+
+    var isAtEnd: Bool {
+        offset == buffer.count
+    }
+
+    private mutating func take(_ length: Int) -> UnsafeRawBufferPointer? {
+        guard length >= 0, buffer.count - offset >= length else {
             return nil
         }
-        return StoredResponse(
-            key: metadata.key,
-            status: metadata.status,
-            headers: metadata.headers,
-            data: metadata.bodyLength == nil ? nil : Data(contents[bodyStart..<checked]),
-            url: metadata.url,
-            varyingValues: metadata.varyingValues,
-            requestTime: metadata.requestTime,
-            responseTime: metadata.responseTime
-        )
+        defer { offset += length }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)])
+    }
+
+    private mutating func bigEndian(_ length: Int) -> UInt64? {
+        take(length)?.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func integer() -> Int? {
+        bigEndian(8).map { Int(Int64(bitPattern: $0)) }
+    }
+
+    mutating func count() -> Int? {
+        bigEndian(4).map { Int($0) }
+    }
+
+    mutating func flag() -> Bool? {
+        switch take(1)?.first {
+        case 0: false
+        case 1: true
+        default: nil
+        }
+    }
+
+    mutating func string() -> String? {
+        guard let length = count(), let bytes = take(length) else {
+            return nil
+        }
+        // The file's SHA-256 has been checked, so these are the bytes a String gave the writer.
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    mutating func optionalString() -> String?? {
+        switch flag() {
+        case false: .some(nil)
+        case true: string().map { .some($0) }
+        default: nil
+        }
+    }
+
+    mutating func date() -> Date? {
+        bigEndian(8).map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }
     }
 }
 

@@ -270,6 +270,22 @@ struct StoredResponse: Sendable {
             .keepingParsedValues(in: parsedValues)
     }
 
+    /// The stored response as the answer to `request` without a successful revalidation, at `now`: with an `Age`
+    /// header of its age in whole seconds (RFC 9111 §5.1) and, when it is stale, `Warning: 110 - "Response is
+    /// Stale"`, which ``Response/isStale`` reads. The values parsed from it are shared as for a fresh hit.
+    func staleResponse(answering request: any Request, at now: Date) -> Response {
+        var headers = self.headers
+        for name in headers.keys where HeaderName.equal(name, "Age") || HeaderName.equal(name, "Warning") {
+            headers[name] = nil
+        }
+        headers["Age"] = String(Int(age(at: now).rounded(.down)))
+        if !isFresh(at: now) {
+            headers["Warning"] = Response.staleWarning
+        }
+        return Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
+            .keepingParsedValues(in: parsedValues)
+    }
+
     private static func fieldNames(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
             !$0.isEmpty

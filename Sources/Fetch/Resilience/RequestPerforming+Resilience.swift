@@ -1,3 +1,5 @@
+import Foundation
+
 extension RequestPerforming {
     /// This performer, with each request adapted by `adapters` in order before it is sent.
     ///
@@ -46,9 +48,42 @@ extension RequestPerforming {
     ///   - maximumBytes: The most bytes of bodies and headers to keep. The default is 16 MiB.
     ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
     ///     `true`.
+    ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
+    ///     ``CachingPerformer/OfflinePolicy/never``.
     /// - Returns: A ``CachingPerformer`` around this performer.
-    public func caching(maximumBytes: Int = 16 << 20, storesPrivateResponses: Bool = true) -> CachingPerformer {
-        CachingPerformer(self, maximumBytes: maximumBytes, storesPrivateResponses: storesPrivateResponses)
+    public func caching(
+        maximumBytes: Int = 16 << 20,
+        storesPrivateResponses: Bool = true,
+        offlinePolicy: CachingPerformer.OfflinePolicy = .never
+    ) -> CachingPerformer {
+        CachingPerformer(
+            self, maximumBytes: maximumBytes, storesPrivateResponses: storesPrivateResponses,
+            offlinePolicy: offlinePolicy)
+    }
+
+    /// This performer behind an HTTP cache that keeps responses in files in `directory` (and the most recently
+    /// used in memory), so that they outlive the process.
+    ///
+    /// - Parameters:
+    ///   - directory: The directory for the cache's files, created if needed; the cache's own.
+    ///   - maximumDiskBytes: The most bytes of files to keep. The default is 64 MiB.
+    ///   - maximumBytes: The most bytes of bodies and headers to keep in memory as well. The default is 16 MiB.
+    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
+    ///     `true`.
+    ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
+    ///     ``CachingPerformer/OfflinePolicy/never``.
+    /// - Returns: A ``CachingPerformer`` around this performer.
+    /// - Throws: The file system's error when `directory` cannot be created or listed.
+    public func caching(
+        directory: URL,
+        maximumDiskBytes: Int = 64 << 20,
+        maximumBytes: Int = 16 << 20,
+        storesPrivateResponses: Bool = true,
+        offlinePolicy: CachingPerformer.OfflinePolicy = .never
+    ) throws -> CachingPerformer {
+        try CachingPerformer(
+            self, directory: directory, maximumDiskBytes: maximumDiskBytes, maximumBytes: maximumBytes,
+            storesPrivateResponses: storesPrivateResponses, offlinePolicy: offlinePolicy)
     }
 
     /// This performer, with identical safe requests in flight sharing one network request.

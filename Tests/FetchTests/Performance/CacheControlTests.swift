@@ -42,4 +42,13 @@ import Testing
         #expect(control.mustRevalidate)
         #expect(!control.noStore)
     }
+
+    @Test func readsDirectivesAmidSpacesAndTabs() {
+        let control = CacheControl(" \tmax-age = 60 ,\tstale-if-error=\"10\"\t, ,  PRIVATE  ,\t")
+        #expect(control.maxAge == 60)
+        #expect(control.staleIfError == 10)
+        #expect(control.isPrivate)
+        #expect(CacheControl("   ").maxAge == nil)
+        #expect(CacheControl("max-age=\"\"").maxAge == 0)
+    }
 }
