@@ -49,7 +49,7 @@ struct Options {
     var streamBytes: Int { quick ? 20_000_000 : 200_000_000 }
 
     /// Runs of each side of the streaming throughput row.
-    var streamRounds: Int { quick ? 3 : 9 }
+    var streamRounds: Int { quick ? 3 : 11 }
 
     /// Requests per side per round (sequential; twice as many at 8 concurrent).
     var requests: Int { quick ? 60 : 150 }

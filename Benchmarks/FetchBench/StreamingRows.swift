@@ -25,31 +25,41 @@ extension FetchBench {
             return
         }
         let session = Session(configuration: serverConfiguration(), callbackQueue: OperationQueue())
-        let counter = ByteCountingDelegate(configuration: serverConfiguration())
+        let counter = ByteCountingDelegate(configuration: serverConfiguration(), inline: false)
         let request = Get(url: server.url)
 
         // Warm up both sides once.
         _ = streamedBytes(session, request)
         _ = counter.count(server.url)
-        var round = 0
-        let throughput = paired(rounds: options.streamRounds) {
-            round += 1
-            var fetch = 0.0
-            var handWritten = 0.0
-            // A B, then B A: neither side always runs first.
-            for side in round % 2 == 0 ? [0, 1] : [1, 0] {
-                let start = now()
-                let bytes = side == 0 ? streamedBytes(session, request) : counter.count(server.url)
-                let rate = bytes == size ? Double(size) / 1e6 / (Double(now() - start) / 1e9) : 0
-                if side == 0 {
-                    fetch = rate
-                } else {
-                    handWritten = rate
-                }
-            }
-            return (fetch, handWritten)
+        // A/A control: the hand-written delegate against itself shows what this machine resolves.
+        let control = alternatingRuns(rounds: options.streamRounds, size: size) {
+            counter.count(server.url)
+        } _: {
+            counter.count(server.url)
+        }
+        table.value(
+            "Control: URLSessionDataDelegate vs itself, \(megabytes) MB (MB/s)", String(format: "%.0f", control.a),
+            baseline: String(format: "%.0f", control.b), ratio: String(format: "%.3fx", control.ratio))
+        let throughput = alternatingRuns(rounds: options.streamRounds, size: size) {
+            streamedBytes(session, request)
+        } _: {
+            counter.count(server.url)
         }
         table.ratio(throughputMeasure, throughput, unit: "", target: .atLeast(0.90))
+        // The same delegate at its best on swift-corelibs-foundation: called inline on libcurl's queue, as Fetch's
+        // streaming session is, instead of through an OperationQueue.
+        #if canImport(FoundationNetworking)
+            let inline = ByteCountingDelegate(configuration: serverConfiguration(), inline: true)
+            _ = inline.count(server.url)
+            let inlineThroughput = alternatingRuns(rounds: options.streamRounds, size: size) {
+                streamedBytes(session, request)
+            } _: {
+                inline.count(server.url)
+            }
+            table.ratio(
+                "Session.stream vs the same delegate called inline on libcurl's queue, \(megabytes) MB (MB/s)",
+                inlineThroughput, unit: "", target: .atLeast(0.90))
+        #endif
 
         guard ResidentMemory.isAvailable else {
             table.value(memoryMeasure, "n/a: needs /proc/self/status and /proc/self/clear_refs (Linux)")
@@ -68,6 +78,32 @@ extension FetchBench {
                 passed: megabytes <= 32)
         case .failure(let error):
             table.value(memoryMeasure, "failed: \(error)", target: "<= 32", passed: false)
+        }
+    }
+
+    /// The rates in MB/s of reading a `size`-byte body with `a` and with `b` (each returns the bytes it read), one run
+    /// of each per round, A B then B A so that neither side always runs first.
+    private static func alternatingRuns(
+        rounds: Int,
+        size: Int,
+        _ a: () -> Int,
+        _ b: () -> Int
+    ) -> Comparison {
+        var round = 0
+        return paired(rounds: rounds) {
+            round += 1
+            var rates = (a: 0.0, b: 0.0)
+            for isA in round % 2 == 0 ? [true, false] : [false, true] {
+                let start = now()
+                let bytes = isA ? a() : b()
+                let rate = bytes == size ? Double(size) / 1e6 / (Double(now() - start) / 1e9) : 0
+                if isA {
+                    rates.a = rate
+                } else {
+                    rates.b = rate
+                }
+            }
+            return rates
         }
     }
 
@@ -165,7 +201,8 @@ enum StreamMemoryChild {
 }
 
 /// What a person writes by hand to read a large body as it arrives: a `URLSessionDataDelegate` that counts the bytes
-/// of each `didReceive data` and hears the end in `didCompleteWithError`. One transfer at a time.
+/// of each `didReceive data` and hears the end in `didCompleteWithError`. One transfer at a time. Its session has the
+/// default delegate queue, or one that runs each delegate call at once on the thread that hands it over.
 final class ByteCountingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Transfer {
         var bytes = 0
@@ -176,10 +213,11 @@ final class ByteCountingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let transfer = Locked(Transfer())
     private let session = Locked<URLSession?>(nil)
 
-    init(configuration: URLSessionConfiguration) {
+    init(configuration: URLSessionConfiguration, inline: Bool) {
         super.init()
         // The session keeps its delegate until it is invalidated; fetch-bench keeps this one for the whole run.
-        session.withLock { $0 = URLSession(configuration: configuration, delegate: self, delegateQueue: nil) }
+        let queue = inline ? InlineQueue() : nil
+        session.withLock { $0 = URLSession(configuration: configuration, delegate: self, delegateQueue: queue) }
     }
 
     /// Reads the body at `url` and returns its size in bytes, or -1 when the transfer failed.
@@ -234,5 +272,17 @@ struct ResidentMemory {
             throw LoopbackServerError("no \(field) in /proc/self/status")
         }
         return kilobytes * 1024
+    }
+}
+
+/// A delegate queue that runs each operation at once, on the thread that adds it.
+private final class InlineQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own; OperationQueue is thread-safe.
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        block()
+    }
+
+    override func addOperation(_ operation: Operation) {
+        operation.start()
     }
 }
