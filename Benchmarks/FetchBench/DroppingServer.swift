@@ -9,9 +9,10 @@ import Foundation
     import Darwin
 #endif
 
-/// A server on 127.0.0.1 for the resume row: one resource of `size` bytes with an `ETag` and `Accept-Ranges: bytes`,
-/// that honours `Range: bytes=N-` (with `If-Range`), and closes every connection after `dropEvery` body bytes. It
-/// counts the body bytes it sends. One request per connection (`Connection: close`), handled on a thread of its own.
+/// A server on 127.0.0.1 for the resume row and, never dropping, the streaming rows: one resource of `size` bytes
+/// with an `ETag` and `Accept-Ranges: bytes`, that honours `Range: bytes=N-` (with `If-Range`), and closes every
+/// connection after `dropEvery` body bytes. It counts the body bytes it sends. One request per connection
+/// (`Connection: close`), handled on a thread of its own.
 final class DroppingServer: @unchecked Sendable {
     // @unchecked Sendable: `listener`, `url`, `size` and `dropEvery` are set once in `init`; `sent` is a Locked.
 

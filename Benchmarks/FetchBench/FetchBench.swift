@@ -10,31 +10,51 @@ import Foundation
 /// ratios, each target marked PASS or FAIL.
 ///
 /// ```text
-/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k]
+/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only streaming,resume]
 /// ```
 ///
 /// Each comparison runs the two sides alternately (A B A B …) for several rounds and reports the medians.
 @main
 struct FetchBench {
     static func main() {
+        if CommandLine.arguments.dropFirst().first == StreamMemoryChild.flag {
+            exit(StreamMemoryChild.main(CommandLine.arguments.dropFirst(2)))
+        }
         let options = Options(CommandLine.arguments.dropFirst())
         if let problem = options.problem {
             print(problem)
-            print("usage: fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k]")
+            print("usage: fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only <group>,…]")
+            print("groups: \(Options.allGroups.joined(separator: ", "))")
             exit(2)
         }
         var table = Table()
         let start = now()
         let server = httpServer(options: options)
-        throughputRows(into: &table, options: options, server: server)
-        overheadRow(into: &table, options: options)
-        parseRows(into: &table, options: options)
-        callbackQueueRows(into: &table, options: options)
-        pipelineRows(into: &table, options: options, server: server)
-        let deduplicated = deduplicationRows(into: &table, options: options)
-        let cached = cacheRows(into: &table, options: options, server: server)
-        let cachedOnDisk = diskCacheRow(into: &table, options: options, server: server)
-        resumeRow(into: &table, options: options)
+        if options.runs("throughput") {
+            throughputRows(into: &table, options: options, server: server)
+        }
+        if options.runs("overhead") {
+            overheadRow(into: &table, options: options)
+        }
+        if options.runs("parse") {
+            parseRows(into: &table, options: options)
+        }
+        if options.runs("callback-queue") {
+            callbackQueueRows(into: &table, options: options)
+        }
+        if options.runs("pipeline") {
+            pipelineRows(into: &table, options: options, server: server)
+        }
+        let deduplicated = options.runs("deduplication") ? deduplicationRows(into: &table, options: options) : true
+        let cached = options.runs("cache") ? cacheRows(into: &table, options: options, server: server) : true
+        let cachedOnDisk =
+            options.runs("cache") ? diskCacheRow(into: &table, options: options, server: server) : true
+        if options.runs("resume") {
+            resumeRow(into: &table, options: options)
+        }
+        if options.runs("streaming") {
+            streamingRows(into: &table, options: options)
+        }
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.

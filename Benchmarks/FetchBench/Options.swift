@@ -5,6 +5,14 @@ struct Options {
     var quick = false
     var server: URL?
     var problem: String?
+    /// The groups of rows to run (`--only streaming,resume`); empty for all of them.
+    var groups: Set<String> = []
+
+    /// The groups of rows, in the order they run.
+    static let allGroups = [
+        "throughput", "overhead", "parse", "callback-queue", "pipeline", "deduplication", "cache", "resume",
+        "streaming",
+    ]
 
     init(_ arguments: ArraySlice<String>) {
         var arguments = arguments
@@ -18,12 +26,30 @@ struct Options {
                     return
                 }
                 server = url
+            case "--only":
+                let names = arguments.popFirst()?.split(separator: ",").map(String.init) ?? []
+                guard !names.isEmpty, names.allSatisfy(Self.allGroups.contains) else {
+                    problem = "--only needs groups of rows among \(Self.allGroups.joined(separator: ", "))"
+                    return
+                }
+                groups.formUnion(names)
             default:
                 problem = "unknown argument \(argument)"
                 return
             }
         }
     }
+
+    /// Whether the rows of `group` run.
+    func runs(_ group: String) -> Bool {
+        groups.isEmpty || groups.contains(group)
+    }
+
+    /// The size of the streamed body of the streaming rows: 200 MB, 20 MB with --quick.
+    var streamBytes: Int { quick ? 20_000_000 : 200_000_000 }
+
+    /// Runs of each side of the streaming throughput row.
+    var streamRounds: Int { quick ? 3 : 11 }
 
     /// Requests per side per round (sequential; twice as many at 8 concurrent).
     var requests: Int { quick ? 60 : 150 }
@@ -36,6 +62,9 @@ struct Options {
 
     var title: String {
         var title = "fetch-bench\(quick ? " --quick" : "")"
+        if !groups.isEmpty {
+            title += " --only \(Self.allGroups.filter(groups.contains).joined(separator: ","))"
+        }
         if let server {
             title += " --server \(server.absoluteString)"
         }

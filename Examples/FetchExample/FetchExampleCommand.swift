@@ -96,7 +96,9 @@ struct FetchExampleCommand {
         let flow = DemoFlow(
             api: api, configuration: configuration, callbackQueue: callbackQueue, transcript: transcript)
         // The flow makes seven calls one after another (the dashboard's five at once); a GET that times out is
-        // tried three times, with waits of about 0.5 s and 1 s between: 15 timeouts and 6 s of waits at worst.
+        // tried three times, with waits of about 0.5 s and 1 s between: 15 timeouts and 6 s of waits at worst. The
+        // notifications stream adds about 0.7 s (three events 150 ms apart, a reconnection after 200 ms, a 204);
+        // should its server stop answering mid-stream, the reconnections are ended by this bound too.
         let limit = configuration.timeout * 16 + 10
         guard await run(flow, cancelling: session, after: limit) else {
             errors("fetch-example: gave up: the flow did not finish within \(limit) s; its calls were cancelled")

@@ -14,7 +14,9 @@ example's embedded backend (DemoBackend.swift) reads, with the same routes and r
     GET  /api/products            |
     GET  /api/purchases           |
     GET  /api/users/<uuid>        |
-    POST /api/purchases          /   a purchase order: validated, then 201 with the new purchase
+    POST /api/purchases          |   a purchase order: validated, then 201 with the new purchase
+    GET  /api/notifications      /   Server-Sent Events: "retry:", then one event every intervalMs, then the end;
+                                     with Last-Event-ID, the events after it, or 204 when none are left
 
 Errors answer {"error": true, "reason": "..."}. The first line printed is "Serving the demo API on http://...",
 with the actual port (pass --port 0 for a free one). With --exit-with-stdin the server also stops when its standard
@@ -30,6 +32,7 @@ import re
 import secrets
 import sys
 import threading
+import time
 import uuid
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +48,15 @@ class APIError(Exception):
         super().__init__(reason)
         self.status = status
         self.reason = reason
+
+
+class EventStream:
+    """A text/event-stream answer: `first` at once, then each of `parts` `interval` seconds after the one before."""
+
+    def __init__(self, first, parts, interval):
+        self.first = first
+        self.parts = parts
+        self.interval = interval
 
 
 def cents(amount):
@@ -70,6 +82,18 @@ class Backend:
         self.rules = data["rules"]
         self.next_number = self.rules["firstPurchaseNumber"]
         self.tokens = {}  # token -> user id
+        notifications = data["notifications"]
+        self.notification_interval = notifications["intervalMs"] / 1000
+        self.notification_retry = notifications["retryMs"]
+        # Each event as it is written; the JSON exactly as DemoBackend.swift writes it (sorted keys, no spaces).
+        self.notifications = [
+            (
+                event["id"],
+                f"id: {event['id']}\nevent: {event['event']}\ndata: "
+                f"{json.dumps(event['data'], sort_keys=True, separators=(',', ':'), ensure_ascii=False)}\n\n",
+            )
+            for event in notifications["events"]
+        ]
 
     def handle(self, method, path, headers, body):
         """(status, JSON value) for a request; path without the leading slash."""
@@ -83,6 +107,9 @@ class Backend:
             self.require_method(method, "POST", path)
             return 200, self.log_in(headers.get("Authorization"))
         user_id = self.authorized_user(headers.get("Authorization"))
+        if path == "api/notifications":
+            self.require_method(method, "GET", path)
+            return self.notifications_after(headers.get("Last-Event-ID"))
         if path in (f"api/{name}" for name in LISTS):
             if path == "api/purchases" and method == "POST":
                 return 201, self.place_order(user_id, body)
@@ -125,6 +152,15 @@ class Backend:
         if user_id is None:
             raise APIError(401, "unknown or expired token; log in again")
         return user_id
+
+    def notifications_after(self, last_event_id):
+        """The notifications after the one with that id (all when None or unknown) as a stream; 204 when none are left."""
+        ids = [event_id for event_id, _ in self.notifications]
+        start = ids.index(last_event_id) + 1 if last_event_id in ids else 0
+        if start >= len(self.notifications):
+            return 204, None
+        parts = [text.encode("utf-8") for _, text in self.notifications[start:]]
+        return 200, EventStream(f"retry: {self.notification_retry}\n\n".encode("utf-8"), parts, self.notification_interval)
 
     def user(self, key):
         try:
@@ -192,6 +228,14 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         path = urlsplit(self.path).path.lstrip("/")
         status, value = self.backend.handle(self.command, path, self.headers, body)
+        if isinstance(value, EventStream):
+            self.stream(status, value)
+            return
+        if value is None:
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         payload = json.dumps(value).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -199,6 +243,24 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
+
+    def stream(self, status, answer):
+        """Writes an event stream part by part, flushing each, and closes the connection after the last part."""
+        self.send_response(status)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self.wfile.write(answer.first)
+            self.wfile.flush()
+            for part in answer.parts:
+                time.sleep(answer.interval)
+                self.wfile.write(part)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading: nothing more to send
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = handle_any
 

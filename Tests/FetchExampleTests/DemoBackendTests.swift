@@ -104,6 +104,46 @@ import Testing
         #expect(try refused.status == status && json(refused)["reason"] as? String == reason)
     }
 
+    @Test func notificationsAreAnEventStreamOfOneEventPerPaceAfterARetryField() throws {
+        let stream = answer("GET", "api/notifications", authorization: try bearer())
+        #expect(stream.status == 200 && stream.contentType == "text/event-stream")
+        #expect(String(decoding: stream.body, as: UTF8.self) == "retry: 200\n\n")
+        #expect(stream.interval == .milliseconds(150))
+        let events = stream.laterParts.map { String(decoding: $0, as: UTF8.self) }
+        try #require(events.count == 3)
+        #expect(
+            events[0] == """
+                id: 1
+                event: purchase
+                data: {"body":"Your purchase order PO-1002 left the warehouse.","title":"PO-1002 shipped"}
+
+
+                """)
+        #expect(events[1].hasPrefix("id: 2\nevent: announcement\ndata: {") && events[1].hasSuffix("}\n\n"))
+        #expect(events[2].hasPrefix("id: 3\nevent: reminder\ndata: {") && events[2].hasSuffix("}\n\n"))
+    }
+
+    @Test func aReconnectionGetsTheNotificationsAfterItsLastEventIDAndThen204() throws {
+        let token = try bearer()
+        func reconnect(after id: String) -> DemoBackend.Answer {
+            var request = URLRequest(url: Fixtures.server.appending(path: "api/notifications"))
+            request.setValue(token, forHTTPHeaderField: "Authorization")
+            request.setValue(id, forHTTPHeaderField: "Last-Event-ID")
+            return backend.answer(request, body: nil)
+        }
+        let rest = reconnect(after: "1")
+        #expect(rest.status == 200 && rest.laterParts.count == 2)
+        #expect(rest.laterParts.first.map { String(decoding: $0, as: UTF8.self).hasPrefix("id: 2\n") } == true)
+        let end = reconnect(after: "3")
+        #expect(end.status == 204 && end.body.isEmpty && end.laterParts.isEmpty)
+        #expect(reconnect(after: "unknown").laterParts.count == 3)
+    }
+
+    @Test func notificationsNeedABearerToken() throws {
+        let refused = answer("GET", "api/notifications")
+        #expect(try refused.status == 401 && json(refused)["error"] as? Bool == true && refused.laterParts.isEmpty)
+    }
+
     @Test func anUnknownRouteIsNotFound() throws {
         #expect(answer("GET", "api/payroll", authorization: try bearer()).status == 404)
     }

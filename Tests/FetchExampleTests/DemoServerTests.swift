@@ -83,6 +83,36 @@ import Testing
         }
     }
 
+    @Test func streamsTheSameNotificationsAsTheEmbeddedBackendPartByPart() async throws {
+        let embedded = try DemoBackend(contentsOf: ExampleFiles.demoData)
+        try await DemoServer.with { server in
+            let serverToken = try await Self.logIn(server.baseURL)
+            let embeddedToken = try Self.logIn(embedded)
+            let item = Case(method: .get, path: "api/notifications")
+            let answered = Self.send(item, to: embedded, token: embeddedToken)
+            let stream = try await Session(session: .shared).stream(
+                Request(Self.request(item, server.baseURL, token: serverToken)))
+            var chunks: [Data] = []
+            for try await chunk in stream {
+                chunks.append(chunk)
+            }
+            #expect(stream.response.status == 200)
+            #expect(stream.response.value(forHeader: "Content-Type") == "text/event-stream")
+            let body = chunks.reduce(Data(), +)
+            let expected = answered.laterParts.reduce(answered.body, +)
+            #expect(
+                body == expected,
+                "\(String(decoding: body, as: UTF8.self)) ≠ \(String(decoding: expected, as: UTF8.self))")
+            // Written 150 ms apart, the parts arrive apart.
+            #expect(chunks.count >= 2, "the stream arrived in \(chunks.count) chunk(s)")
+
+            var reconnection = Self.request(item, server.baseURL, token: serverToken)
+            reconnection.setValue("3", forHTTPHeaderField: "Last-Event-ID")
+            let end = try await Session(session: .shared).stream(Request(reconnection))
+            #expect(end.response.status == 204)
+        }
+    }
+
     @Test func logInThroughTheAPIClientAnswersTheDemoUser() async throws {
         try await DemoServer.with { server in
             let api = API(baseURL: server.baseURL, performer: Session(session: .shared), maxPOExpense: Money(cents: 0))

@@ -23,10 +23,15 @@ import Testing
         "  ✓ place an order of 8 × Standing desk (5196.00): refused before sending: the order's total 5196.00 is"
             + " above the maxPOExpense limit of 5000.00",
         "  ✓ purchases: now 3, the last PO-1003",
+        "  ✓ live notification #1 (purchase): PO-1002 shipped",
+        "  ✓ live notification #2 (announcement): Holiday party: RSVP by 10 December",
+        "  ✓ live notification #3 (reminder): All-hands meeting in 15 minutes",
+        "  ✓ live notifications (Server-Sent Events): 3, each as it arrived; then 204 to the reconnection with"
+            + " Last-Event-ID 3",
         "  ✓ log in with a wrong password: the server answered 401 (unauthorized): wrong username or password",
         "  ✓ log out; then GET api/employees: the server answered 401 (unauthorized): this call needs Authorization:"
             + " Bearer <token>; log in first (POST api/users/login)",
-        "Done: all 13 steps went as expected.",
+        "Done: all 17 steps went as expected.",
     ]
 
     static func lines(_ text: String) -> [String] {
@@ -56,7 +61,12 @@ import Testing
         let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--debug"])
         let lines = Self.lines(run.errors)
         #expect(run.status == 0)
-        #expect(lines.count == 11 && lines.allSatisfy { $0.contains(" → ") })
+        // 11 calls, and the notifications stream: its first connection, and the reconnection answered 204.
+        #expect(lines.count == 13 && lines.allSatisfy { $0.contains(" → ") })
+        #expect(
+            lines.filter { $0.contains("/api/notifications → ") }.map { $0.contains("→ 204 No Content") } == [
+                false, true,
+            ])
         #expect(
             lines.first?.hasPrefix("POST http://") == true && lines.first?.contains("/api/users/login → 200 OK") == true
         )

@@ -3,7 +3,8 @@ import Foundation
 
 /// The whole flow `fetch-example` runs, the same against the embedded backend and a real server: log in and load
 /// every list with callbacks through a ``DashboardViewModel``, then, with `async`/`await`, read the user, place a
-/// purchase order and have a dearer one refused, try a wrong password, log out and see the next call refused.
+/// purchase order and have a dearer one refused, read the live notifications (Server-Sent Events) as they arrive,
+/// try a wrong password, log out and see the next call refused.
 struct DemoFlow {
     let api: API
     let configuration: Configuration
@@ -25,6 +26,7 @@ struct DemoFlow {
         if case .success(let products) = dashboard.products {
             await placeOrders(products: products)
         }
+        await readLiveNotifications()
         await transcript.refusal("log in with a wrong password", expecting: .unauthorized) {
             try await api.logIn(username: configuration.username, password: configuration.password + "-wrong")
         }
@@ -99,6 +101,29 @@ struct DemoFlow {
         await transcript.step("purchases") {
             let purchases = try await api.purchases()
             return "now \(purchases.count), the last \(purchases.last?.id ?? "none")"
+        }
+    }
+
+    /// Reads `GET api/notifications`, a Server-Sent Events stream, until the server ends it, writing each
+    /// notification as it arrives.
+    private func readLiveNotifications() async {
+        var received: [LiveNotification] = []
+        do {
+            for try await notification in api.notifications() {
+                received.append(notification)
+                transcript.passed(
+                    "live notification #\(notification.id ?? "-") (\(notification.kind)): \(notification.title)")
+            }
+            guard let last = received.last else {
+                transcript.failed("live notifications (Server-Sent Events): the stream ended before the first one")
+                return
+            }
+            // With the default reconnect policy, the sequence ends without an error only on a 204.
+            transcript.passed(
+                "live notifications (Server-Sent Events): \(received.count), each as it arrived; then 204 to the"
+                    + " reconnection with Last-Event-ID \(last.id ?? "-")")
+        } catch {
+            transcript.failed("live notifications (Server-Sent Events), after \(received.count): \(error)")
         }
     }
 

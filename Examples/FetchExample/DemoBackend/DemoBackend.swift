@@ -12,12 +12,23 @@ import Foundation
 /// credentials and answers a token; every other route needs `Authorization: Bearer <token>` and answers 401 without
 /// it. Errors answer `{"error": true, "reason": "…"}`.
 ///
+/// `GET api/notifications` is a stream of Server-Sent Events: `retry:` at once, then one event (`id:`, `event:` and
+/// JSON `data:`) every `intervalMs` of the data file, then the end of the stream. A reconnection with
+/// `Last-Event-ID` gets the events after that one, or `204 No Content` when there are none left, which ends an
+/// `events` sequence cleanly.
+///
 /// `@unchecked Sendable`: the mutable state, `state`, is only touched while holding `lock`; the rest is immutable.
 final class DemoBackend: @unchecked Sendable {
-    /// A status and a JSON body.
+    /// A status and a body: JSON, or the start of a stream whose other parts follow one by one.
     struct Answer: Sendable {
         let status: Int
         let body: Data
+        /// The `Content-Type`: JSON but for the notifications' `text/event-stream`.
+        var contentType = "application/json"
+        /// A stream's parts after `body`, each sent `interval` after the one before; empty for a whole answer.
+        var laterParts: [Data] = []
+        /// The wait before each of `laterParts`.
+        var interval: Duration = .zero
     }
 
     private struct Account: Decodable {
@@ -36,11 +47,30 @@ final class DemoBackend: @unchecked Sendable {
         let firstPurchaseNumber: Int
     }
 
+    /// The pacing of the notifications stream; the events themselves are written from the raw JSON.
+    private struct Notifications: Decodable {
+        struct Event: Decodable {
+            let id: String
+            let event: String
+        }
+
+        let intervalMs: Int
+        let retryMs: Int
+        let events: [Event]
+    }
+
+    /// One notification as it is written on the stream.
+    private struct WrittenEvent {
+        let id: String
+        let text: Data
+    }
+
     /// The typed parts of the data that the rules need; lists are served from the raw JSON.
     private struct DemoData: Decodable {
         let users: [Account]
         let products: [Price]
         let rules: Rules
+        let notifications: Notifications
     }
 
     /// A purchase order as the client sends it; every field optional, so that a missing one gets a clear reason.
@@ -67,6 +97,9 @@ final class DemoBackend: @unchecked Sendable {
     private let publicUsers: [UUID: Data]
     private let prices: [Int: Money]
     private let rules: Rules
+    private let notifications: [WrittenEvent]
+    private let notificationInterval: Duration
+    private let retryMilliseconds: Int
     private let lock = NSLock()
     private var state: State
 
@@ -111,6 +144,21 @@ final class DemoBackend: @unchecked Sendable {
             user["password"] = nil
             publicUsers[id] = try JSONSerialization.data(withJSONObject: user, options: .sortedKeys)
         }
+        let rawEvents = (raw["notifications"] as? [String: Any])?["events"] as? [Any] ?? []
+        guard rawEvents.count == typed.notifications.events.count else {
+            throw DemoDataError(file: source, reason: "has notifications that are not all objects")
+        }
+        self.notifications = try zip(typed.notifications.events, rawEvents).map { event, raw in
+            guard let payload = (raw as? [String: Any])?["data"] else {
+                throw DemoDataError(file: source, reason: "has notification \(event.id) without data")
+            }
+            let json = try JSONSerialization.data(
+                withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes])
+            let text = "id: \(event.id)\nevent: \(event.event)\ndata: \(String(decoding: json, as: UTF8.self))\n\n"
+            return WrittenEvent(id: event.id, text: Data(text.utf8))
+        }
+        self.notificationInterval = .milliseconds(typed.notifications.intervalMs)
+        self.retryMilliseconds = typed.notifications.retryMs
         self.accounts = typed.users
         self.publicUsers = publicUsers
         self.prices = Dictionary(typed.products.map { ($0.id, $0.price) }) { first, _ in first }
@@ -137,6 +185,10 @@ final class DemoBackend: @unchecked Sendable {
             return json(200, try logIn(authorization: header("Authorization")))
         }
         let userID = try authorizedUser(authorization: header("Authorization"))
+        if path == "api/notifications" {
+            try require(method, "GET", path)
+            return notifications(after: header("Last-Event-ID"))
+        }
         if path.hasPrefix("api/"), Self.listNames.contains(String(path.dropFirst(4))) {
             if path == "api/purchases", method == "POST" {
                 return try placeOrder(by: userID, body: body ?? Data())
@@ -192,6 +244,22 @@ final class DemoBackend: @unchecked Sendable {
             throw Refusal(401, "unknown or expired token; log in again")
         }
         return userID
+    }
+
+    /// The notifications after the one with id `lastEventID` (all of them when it is `nil` or unknown) as a stream,
+    /// or `204 No Content` when none are left.
+    private func notifications(after lastEventID: String?) -> Answer {
+        let start = lastEventID.flatMap { id in notifications.firstIndex { $0.id == id }.map { $0 + 1 } } ?? 0
+        guard start < notifications.count else {
+            return Answer(status: 204, body: Data())
+        }
+        return Answer(
+            status: 200,
+            body: Data("retry: \(retryMilliseconds)\n\n".utf8),
+            contentType: "text/event-stream",
+            laterParts: notifications[start...].map(\.text),
+            interval: notificationInterval
+        )
     }
 
     private func placeOrder(by userID: UUID, body: Data) throws -> Answer {

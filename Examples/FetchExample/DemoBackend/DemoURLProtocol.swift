@@ -45,7 +45,12 @@ final class DemoURLProtocol: URLProtocol {
             return
         }
         let answer = backend.answer(request, body: Self.body(of: request))
-        let headers = ["Content-Type": "application/json", "Content-Length": String(answer.body.count)]
+        var headers = ["Content-Type": answer.contentType]
+        if answer.laterParts.isEmpty {
+            headers["Content-Length"] = String(answer.body.count)
+        } else {
+            headers["Cache-Control"] = "no-cache"
+        }
         guard
             let response = HTTPURLResponse(
                 url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: headers)
@@ -55,10 +60,20 @@ final class DemoURLProtocol: URLProtocol {
         }
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
         client?.urlProtocol(self, didLoad: answer.body)
-        client?.urlProtocolDidFinishLoading(self)
+        if answer.laterParts.isEmpty {
+            client?.urlProtocolDidFinishLoading(self)
+        } else {
+            laterParts.start(answer.laterParts, every: answer.interval, to: self)
+        }
     }
 
-    override func stopLoading() {}
+    /// Called when the task is cancelled or done: a stream's parts not sent yet are not sent.
+    override func stopLoading() {
+        laterParts.stop()
+    }
+
+    /// A streamed answer's parts still to send (`GET api/notifications`).
+    private let laterParts = PacedParts()
 
     /// The request's body: `URLSession` may hand it to a protocol as a stream rather than as `httpBody`.
     private static func body(of request: URLRequest) -> Data? {
@@ -114,5 +129,66 @@ private final class BackendRegistry: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return backends[host]
+    }
+}
+
+/// Sends the later parts of a streamed answer to a ``DemoURLProtocol``'s client one at a time, each `interval` after
+/// the one before, then finishes loading; or stops when the protocol does. This is what makes the embedded backend
+/// stream: `URLSession` hands each part to the session's data delegate as it is loaded, as it would a chunk that
+/// arrives from the network.
+///
+/// `@unchecked Sendable`: `owner`, `parts` and `next` are only touched while holding `lock`. The owner is weak, so a
+/// protocol that the task has released sends nothing more; a `URLProtocol` may call its client from any thread.
+private final class PacedParts: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var owner: DemoURLProtocol?
+    private var parts: [Data] = []
+    private var next = 0
+    private let queue = DispatchQueue(label: "fetch-example.demo-backend.stream")
+
+    func start(_ parts: [Data], every interval: Duration, to owner: DemoURLProtocol) {
+        lock.lock()
+        self.owner = owner
+        self.parts = parts
+        next = 0
+        lock.unlock()
+        scheduleNext(after: interval)
+    }
+
+    func stop() {
+        lock.lock()
+        owner = nil
+        lock.unlock()
+    }
+
+    private func scheduleNext(after interval: Duration) {
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            sendNext(interval: interval)
+        }
+    }
+
+    /// Sends the next part, and the end after the last; the client is called outside the lock, as it may call
+    /// `stopLoading` back.
+    private func sendNext(interval: Duration) {
+        lock.lock()
+        let owner = owner
+        let part = next < parts.count ? parts[next] : nil
+        next += 1
+        let isLast = next >= parts.count
+        if isLast {
+            self.owner = nil
+        }
+        lock.unlock()
+        guard let owner, let part else {
+            return
+        }
+        owner.client?.urlProtocol(owner, didLoad: part)
+        if isLast {
+            owner.client?.urlProtocolDidFinishLoading(owner)
+        } else {
+            scheduleNext(after: interval)
+        }
     }
 }
