@@ -65,6 +65,10 @@ public enum FetchError: Error, Sendable {
     /// The data of a Server-Sent Event could not be decoded into the expected type.
     case eventDecoding(DecodingError, ServerSentEvent)
 
+    /// The response body grew past `limit` bytes (the request's ``Request/maximumResponseSize`` or the session's);
+    /// Fetch stopped reading there and kept none of it.
+    case responseTooLarge(limit: Int, request: (any Request)? = nil)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
@@ -75,7 +79,7 @@ public enum FetchError: Error, Sendable {
         case .notEventStream(let response):
             response
         case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused,
-            .integrityCheckFailed, .eventDecoding:
+            .integrityCheckFailed, .eventDecoding, .responseTooLarge:
             nil
         }
     }
@@ -120,6 +124,9 @@ extension FetchError: CustomStringConvertible {
         case .notEventStream(let response):
             let type = response.value(forHeader: "Content-Type").map { "Content-Type \($0)" } ?? "no Content-Type"
             return "\(ErrorText.exchange(response)) with \(type), not a text/event-stream of Server-Sent Events"
+        case .responseTooLarge(let limit, let request):
+            return "\(ErrorText.target(request)): the response body is larger than the limit of \(limit) bytes"
+                + " (maximumResponseSize); Fetch stopped reading it there"
         case .eventDecoding(let error, let event):
             let id = event.id.map { " (id \($0.debugDescription))" } ?? ""
             return "Could not decode the data of event \(event.event.debugDescription)\(id):"
@@ -153,6 +160,8 @@ extension FetchError {
             .cancelled(request: request)
         case .notHTTPResponse(nil):
             .notHTTPResponse(request: request)
+        case .responseTooLarge(let limit, nil):
+            .responseTooLarge(limit: limit, request: request)
         case .attemptsExhausted(let attempts, let lastError, let named):
             .attemptsExhausted(
                 attempts: attempts, lastError: (lastError as? FetchError)?.naming(request) ?? lastError,

@@ -34,6 +34,12 @@ public protocol Request: Sendable {
     /// `URLSessionConfiguration.timeoutIntervalForRequest`. The default is `nil`.
     var timeout: TimeInterval? { get }
 
+    /// The most bytes of response body to read into memory, or `nil` for the performing session's own limit
+    /// (``Session/maximumResponseSize``). A body that grows past it ends the call with
+    /// ``FetchError/responseTooLarge(limit:request:)``. Streams (`stream`, `events`) are not limited: their consumer
+    /// decides. The default is `nil`.
+    var maximumResponseSize: Int? { get }
+
     /// Builds the `URLRequest` that is sent for this request.
     ///
     /// The default implementation validates the URL and headers and copies ``url``, ``method``, ``headers``,
@@ -58,6 +64,9 @@ extension Request {
 
     /// The default timeout: `nil`, the performing session's own.
     public var timeout: TimeInterval? { nil }
+
+    /// The default limit on the body: `nil`, the performing session's own.
+    public var maximumResponseSize: Int? { nil }
 
     /// Builds a `URLRequest` from ``url``, ``method``, ``headers``, ``body`` and ``timeout``, after validating them.
     ///

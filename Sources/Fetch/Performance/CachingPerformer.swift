@@ -451,6 +451,7 @@ private struct ConditionalRequest: Request {
     var headers: [String: String]? { original.headers }
     var body: Data? { original.body }
     var timeout: TimeInterval? { original.timeout }
+    var maximumResponseSize: Int? { original.maximumResponseSize }
 
     func makeURLRequest() throws -> URLRequest {
         var urlRequest = try original.makeURLRequest()

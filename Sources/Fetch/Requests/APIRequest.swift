@@ -29,6 +29,9 @@ public struct APIRequest: Request {
     /// How long to wait for the server, in seconds, or `nil` for the performing session's own timeout.
     public var timeout: TimeInterval?
 
+    /// The most bytes of response body to read, or `nil` for the performing session's own limit.
+    public var maximumResponseSize: Int?
+
     private var baseURL: URL
     private var pathSegments: [String] = []
     private var queryItems: [URLQueryItem] = []
@@ -264,6 +267,14 @@ extension APIRequest {
     /// - Returns: The changed request.
     public func timeout(_ seconds: TimeInterval) -> APIRequest {
         changed { $0.timeout = seconds }
+    }
+
+    /// Returns the request with a limit of its own on the response body, in place of the session's.
+    ///
+    /// - Parameter bytes: The most bytes of body to read into memory.
+    /// - Returns: The changed request.
+    public func maximumResponseSize(_ bytes: Int) -> APIRequest {
+        changed { $0.maximumResponseSize = bytes }
     }
 
     /// Returns the request with a body of bytes.

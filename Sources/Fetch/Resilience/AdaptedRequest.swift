@@ -40,6 +40,9 @@ public struct AdaptedRequest: Request {
     /// The timeout of the original request, so that `nil` still means the session's own.
     public var timeout: TimeInterval? { original.timeout }
 
+    /// The body limit of the original request, so that `nil` still means the session's own.
+    public var maximumResponseSize: Int? { original.maximumResponseSize }
+
     /// ``urlRequest``, after checking its header fields as any request's are checked.
     ///
     /// - Returns: ``urlRequest``.

@@ -29,6 +29,20 @@ public final class Session: RequestPerforming {
     /// How redirects are followed, and which headers never travel to another origin.
     public let redirectPolicy: RedirectPolicy
 
+    /// The most bytes of a response body read into memory, unless the request sets its own
+    /// (``Request/maximumResponseSize``): a body that grows past it ends the call with
+    /// ``FetchError/responseTooLarge(limit:request:)``, so that a broken or hostile server cannot make the process
+    /// buffer without bound. The limit counts decoded bytes, so a compressed body that inflates is caught too.
+    /// Streams are not limited.
+    ///
+    /// A session that made its own `URLSession` (``init(configuration:callbackQueue:redirectPolicy:maximumResponseSize:)``)
+    /// counts the bytes as they arrive and stops reading at the limit. Over a `URLSession` you pass, whose delegate
+    /// Fetch is not, the body is read whole before the limit can be checked.
+    public let maximumResponseSize: Int
+
+    /// The default ``maximumResponseSize``: 100 MiB.
+    public static let defaultMaximumResponseSize = 100 << 20
+
     /// The session's pipeline: no middlewares, the `URLSession` transport, and ``callbackQueue``.
     public let pipeline: Pipeline
 
@@ -42,12 +56,17 @@ public final class Session: RequestPerforming {
     ///     programs and servers, whose main queue may never run, pass a queue of their own or use the `async` forms.
     ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
     ///     `https` → `http` and follows up to 10 redirects; it holds for `URLSession.shared` too.
+    ///   - maximumResponseSize: The most bytes of a response body, checked once the body has arrived (see
+    ///     ``maximumResponseSize``). The default is 100 MiB.
     public convenience init(
         session: URLSession = .shared,
         callbackQueue: OperationQueue = .main,
-        redirectPolicy: RedirectPolicy = .default
+        redirectPolicy: RedirectPolicy = .default,
+        maximumResponseSize: Int = Session.defaultMaximumResponseSize
     ) {
-        self.init(session, owned: false, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
+        self.init(
+            session, tasks: TaskDelegate(redirectPolicy: redirectPolicy), owned: false, callbackQueue: callbackQueue,
+            maximumResponseSize: maximumResponseSize)
     }
 
     /// Creates a session that owns a `URLSession` made from `configuration`, and invalidates it once neither the
@@ -59,10 +78,12 @@ public final class Session: RequestPerforming {
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue.
     ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
     ///     `https` → `http` and follows up to 10 redirects.
+    ///   - maximumResponseSize: The most bytes of a response body; reading stops there. The default is 100 MiB.
     public convenience init(
         configuration: URLSessionConfiguration,
         callbackQueue: OperationQueue = .main,
-        redirectPolicy: RedirectPolicy = .default
+        redirectPolicy: RedirectPolicy = .default,
+        maximumResponseSize: Int = Session.defaultMaximumResponseSize
     ) {
         #if canImport(FoundationNetworking)
             // The transport hands each answer on to the pipeline's parsing queue itself, so there is no need for a
@@ -73,21 +94,29 @@ public final class Session: RequestPerforming {
             delegateQueue.name = "Fetch.Session.delegate"
             delegateQueue.maxConcurrentOperationCount = 1
         #endif
+        // Fetch's delegate sees each body arrive, to stop it at the size limit. The `URLSession` keeps its delegate
+        // until it is invalidated; the delegate does not keep the `URLSession`.
+        let tasks = TaskDelegate(redirectPolicy: redirectPolicy)
         let urlSession = URLSession(
-            configuration: Self.safeToCancel(configuration), delegate: nil, delegateQueue: delegateQueue)
-        self.init(urlSession, owned: true, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
+            configuration: Self.safeToCancel(configuration), delegate: tasks, delegateQueue: delegateQueue)
+        self.init(
+            urlSession, tasks: tasks, owned: true, callbackQueue: callbackQueue,
+            maximumResponseSize: maximumResponseSize)
     }
 
     private init(
         _ urlSession: URLSession,
+        tasks: TaskDelegate,
         owned: Bool,
         callbackQueue: OperationQueue,
-        redirectPolicy: RedirectPolicy
+        maximumResponseSize: Int
     ) {
         self.urlSession = urlSession
         self.callbackQueue = callbackQueue
-        self.redirectPolicy = redirectPolicy
-        self.transport = URLSessionTransport(urlSession: urlSession, owned: owned, redirectPolicy: redirectPolicy)
+        self.redirectPolicy = tasks.redirectPolicy
+        self.maximumResponseSize = maximumResponseSize
+        self.transport = URLSessionTransport(
+            urlSession: urlSession, owned: owned, tasks: tasks, maximumResponseSize: maximumResponseSize)
         self.pipeline = Pipeline(transport, callbackQueue: callbackQueue)
     }
 

@@ -9,8 +9,11 @@ import Foundation
 struct URLSessionTransport: Transport {
     let urlSession: URLSession
     let defaultTimeout: TimeInterval
-    /// The delegate of every task the transport starts, which keeps the calls in flight.
+    /// The delegate of every task the transport starts, which keeps the calls in flight; the `URLSession`'s own
+    /// delegate too when the session made it, so that it sees each body arrive and can stop it at the size limit.
     let tasks: TaskDelegate
+    /// The most bytes of a body read into memory, unless the request sets its own.
+    let maximumResponseSize: Int
     /// Whether answers are handed on to ``Pipeline/parsingQueue``: when the `URLSession` calls its completion handlers
     /// inline, on swift-corelibs-foundation's own serial queue (an ``InlineDelegateQueue``), where middlewares must
     /// not run. The pipeline then parses there without another hop.
@@ -24,8 +27,9 @@ struct URLSessionTransport: Transport {
     ///   - urlSession: The `URLSession` to send through.
     ///   - owned: Whether the transport invalidates it when the last copy of the transport goes: a pipeline built
     ///     on a ``Session`` keeps sending after the session object itself is gone.
-    ///   - redirectPolicy: How redirects are followed.
-    init(urlSession: URLSession, owned: Bool, redirectPolicy: RedirectPolicy) {
+    ///   - tasks: The tasks' delegate: the `URLSession`'s own delegate when it has been made with one.
+    ///   - maximumResponseSize: The most bytes of a body read into memory, unless the request sets its own.
+    init(urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int) {
         #if canImport(FoundationNetworking)
             self.handsOn = urlSession.delegateQueue is InlineDelegateQueue
         #else
@@ -33,9 +37,10 @@ struct URLSessionTransport: Transport {
         #endif
         self.urlSession = urlSession
         self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
-        self.tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+        self.tasks = tasks
+        self.maximumResponseSize = maximumResponseSize
         self.owner = owned ? Owner(urlSession) : nil
-        self.streams = Streams(configuration: urlSession.configuration, redirectPolicy: redirectPolicy)
+        self.streams = Streams(configuration: urlSession.configuration, redirectPolicy: tasks.redirectPolicy)
     }
 
     /// The ``StreamingEngine`` of a transport's streams, made on first use and let finish when the last copy of the
@@ -99,7 +104,9 @@ struct URLSessionTransport: Transport {
             completion(.failure(error))
             return CompletedCall()
         }
-        let call = TaskCall(registry: tasks.calls, request: request, originalURL: urlRequest.url ?? request.url)
+        let call = TaskCall(
+            registry: tasks.calls, request: request, originalURL: urlRequest.url ?? request.url,
+            limit: request.maximumResponseSize ?? maximumResponseSize)
         start(call, sending: urlRequest, for: request, completion: completion)
         return call
     }
@@ -123,7 +130,7 @@ struct URLSessionTransport: Transport {
             }
         #endif
         let handsOn = handsOn
-        let task = urlSession.dataTask(with: urlRequest) { data, urlResponse, error in
+        let answered: TaskCall.Answered = { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
             guard let ending = call.finish() else {
                 return
@@ -131,6 +138,9 @@ struct URLSessionTransport: Transport {
             let answer: Result<Response, any Error> =
                 if let refusal = ending.redirectRefusal {
                     .failure(refusal)
+                } else if let data, data.count > call.limit {
+                    // Read whole by a `URLSession` Fetch is not the delegate of: the limit holds, but only now.
+                    .failure(FetchError.responseTooLarge(limit: call.limit, request: request))
                 } else {
                     Exchange.response(
                         for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout)
@@ -145,6 +155,14 @@ struct URLSessionTransport: Transport {
                 completion(answer)
             }
             ending.release()
+        }
+        let task: URLSessionDataTask
+        if urlSession.delegate === tasks {
+            // The delegate collects the body, counting it as it arrives.
+            task = urlSession.dataTask(with: urlRequest)
+            call.whenAnswered(answered)
+        } else {
+            task = urlSession.dataTask(with: urlRequest, completionHandler: answered)
         }
         task.delegate = tasks
         call.start(task) { error in completion(.failure(error)) }
@@ -202,7 +220,16 @@ struct TaskCall: Cancellable {
         var phase = Phase.created
         var timer: (any DispatchSourceTimer)?
         var redirects: RedirectTracker
+        /// The body so far, when the session's delegate collects it.
+        var body = Data()
+        /// What to do with the answer, when the session's delegate collects it.
+        var answered: Answered?
+        /// Whether the body grew past the limit: nothing more of it is kept.
+        var isTooLarge = false
     }
+
+    /// Reports a task's answer: its body, its response and its error, as a data task's completion handler has them.
+    typealias Answered = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
 
     /// How the answer that ended a call is to be reported, and what is left to release once it has been.
     struct Ending {
@@ -223,15 +250,58 @@ struct TaskCall: Cancellable {
     private let registry: CallRegistry
     /// The request: the errors of a call Fetch ends itself name it, and a streamed body is sent again from it.
     let request: any Request
+    /// The most bytes of body read into memory.
+    let limit: Int
 
     /// - Parameters:
     ///   - registry: The registry of the session's calls in flight.
     ///   - request: The request, which the call's own errors name.
     ///   - originalURL: The URL the request is first sent to.
-    init(registry: CallRegistry, request: any Request, originalURL: URL) {
+    ///   - limit: The most bytes of body read into memory.
+    init(registry: CallRegistry, request: any Request, originalURL: URL, limit: Int) {
         self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
         self.registry = registry
         self.request = request
+        self.limit = limit
+    }
+
+    /// Has the session's delegate collect the body and call `answered` when the task completes.
+    func whenAnswered(_ answered: @escaping Answered) {
+        state.withLock { $0.answered = answered }
+    }
+
+    /// Whether a body announced as `expectedLength` bytes (or `-1`, unknown) may be read.
+    func accepts(expectedLength: Int64) -> Bool {
+        expectedLength <= Int64(limit)
+    }
+
+    /// Appends a chunk of the body as the session's delegate receives it; returns `false`, keeping none of it, once
+    /// the body has grown past the limit.
+    func receive(_ data: Data) -> Bool {
+        state.withLock { state in
+            guard !state.isTooLarge, state.body.count + data.count <= limit else {
+                state.isTooLarge = true
+                state.body = Data()
+                return false
+            }
+            state.body.append(data)
+            return true
+        }
+    }
+
+    /// The task completed: hands its body, response and error to what ``whenAnswered(_:)`` set.
+    func complete(response: URLResponse?, error: (any Error)?) {
+        let (answered, body) = state.withLock { state in
+            defer { state.body = Data() }
+            return (state.answered, state.body)
+        }
+        answered?(error == nil ? body : nil, response, error)
+    }
+
+    /// Ends the call with ``FetchError/responseTooLarge(limit:request:)`` at once, before the task can complete;
+    /// the task is cancelled from another queue, since this runs in a delegate call.
+    func endTooLarge() {
+        end(with: .responseTooLarge(limit: limit, request: request), cancellingTaskLater: true)
     }
 
     /// Registers the call and resumes `task`; `report` delivers the error of a call that Fetch ends itself
@@ -293,7 +363,7 @@ struct TaskCall: Cancellable {
         end(with: .cancelled(request: request))
     }
 
-    private func end(with error: FetchError) {
+    private func end(with error: FetchError, cancellingTaskLater: Bool = false) {
         typealias Ended = (
             task: URLSessionTask, report: @Sendable (FetchError) -> Void, timer: (any DispatchSourceTimer)?
         )
@@ -313,9 +383,19 @@ struct TaskCall: Cancellable {
         guard let ended else {
             return
         }
-        ended.task.cancel()
         ended.timer?.cancel()
         registry.remove(ended.task)
+        guard !cancellingTaskLater else {
+            // In a delegate call: on swift-corelibs-foundation it runs on the queue that `cancel()` synchronises
+            // with, and where no middleware may run.
+            let (task, report) = (ended.task, ended.report)
+            Pipeline.parsingQueue.async {
+                task.cancel()
+                report(error)
+            }
+            return
+        }
+        ended.task.cancel()
         ended.report(error)
     }
 
@@ -355,9 +435,9 @@ final class CallRegistry: Sendable {
 ///
 /// A task delegate rather than a session delegate, so that the policy holds on any `URLSession`, `.shared`
 /// included; one per session rather than one per call, because only the rare redirect needs it.
-final class TaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let calls = CallRegistry()
-    private let redirectPolicy: RedirectPolicy
+    let redirectPolicy: RedirectPolicy
 
     init(redirectPolicy: RedirectPolicy) {
         self.redirectPolicy = redirectPolicy
@@ -381,5 +461,33 @@ final class TaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     ) {
         // A streamed body sent again (after a 307 or 308, or a challenge): a new stream over the same file.
         completionHandler(calls.call(for: task).flatMap { Exchange.newBodyStream(for: $0.request) })
+    }
+
+    // The session's own delegate (a session Fetch made) also collects each body, stopping it at the size limit.
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let call = calls.call(for: dataTask), !call.accepts(expectedLength: response.expectedContentLength)
+        else {
+            completionHandler(.allow)
+            return
+        }
+        call.endTooLarge()
+        completionHandler(.cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let call = calls.call(for: dataTask), !call.receive(data) else {
+            return
+        }
+        call.endTooLarge()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        calls.call(for: task)?.complete(response: task.response, error: error)
     }
 }

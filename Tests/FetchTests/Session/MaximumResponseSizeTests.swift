@@ -1,0 +1,122 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A buffered body is read up to `Session.maximumResponseSize` (or the request's own limit) and no further, against
+/// the loopback server.
+@Suite struct MaximumResponseSizeTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    func expectTooLarge(_ limit: Int, _ url: URL, from result: Result<Data, any Error>) {
+        guard case .failure(FetchError.responseTooLarge(let reported, let request)) = result else {
+            Issue.record("expected responseTooLarge, got \(result)")
+            return
+        }
+        #expect(reported == limit)
+        #expect(request?.url == url)
+        let message = "\(FetchError.responseTooLarge(limit: reported, request: request))"
+        #expect(message.contains("GET \(url.absoluteString)") && message.contains("\(limit) bytes"), "\(message)")
+    }
+
+    @Test func aBodyAnnouncedLargerThanTheLimitFailsNamingTheLimitAndTheURL() async throws {
+        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+        let url = server.url("/large/5000/\(UUID().uuidString)")
+        expectTooLarge(1000, url, from: await Result { try await session.perform(TestRequest(url)) })
+    }
+
+    @Test func aBodyOfUnknownLengthIsCountedAsItArrives() async throws {
+        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 100_000)
+        let url = server.url("/stream/generated/\(3 << 20)")
+        expectTooLarge(100_000, url, from: await Result { try await session.perform(TestRequest(url)) })
+        // At the limit exactly, the body is read whole.
+        let exact: Data = try await session.perform(TestRequest(server.url("/stream/generated/100000")))
+        #expect(exact.count == 100_000)
+    }
+
+    @Test func aRequestsOwnLimitReplacesTheSessions() async throws {
+        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 10)
+        let url = server.url("/large/5000/\(UUID().uuidString)")
+        let body: Data = try await session.perform(APIRequest(url).maximumResponseSize(5000))
+        #expect(body.count == 5000)
+        let strict = Session(configuration: .ephemeral, callbackQueue: OperationQueue())
+        #expect(strict.maximumResponseSize == 100 << 20)
+        guard
+            case .failure(FetchError.responseTooLarge(4999, _)) = await Result(catching: {
+                try await strict.perform(APIRequest(url).maximumResponseSize(4999)) as Data
+            })
+        else {
+            Issue.record("a request's limit of 4999 bytes did not hold")
+            return
+        }
+    }
+
+    @Test func theLimitCountsDecodedBytesSoACompressedBodyThatInflatesIsCaught() async throws {
+        // 2,200 bytes of text, gzip-compressed to a few dozen: under the limit on the wire, over it decoded.
+        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+        let url = server.url("/curl/gzip")
+        let request = APIRequest(url).header("Accept-Encoding", "gzip")
+        guard
+            case .failure(FetchError.responseTooLarge(1000, _)) = await Result(catching: {
+                try await session.perform(request) as Data
+            })
+        else {
+            Issue.record("a gzip body that inflates past the limit was read")
+            return
+        }
+        let roomy = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 2200)
+        let text: String = try await roomy.perform(request)
+        #expect(text == String(repeating: "compressed ", count: 200))
+    }
+
+    @Test func aSessionOverAURLSessionItDidNotMakeChecksTheLimitOnceTheBodyHasArrived() async throws {
+        let urlSession = URLSession(configuration: .ephemeral)
+        defer { urlSession.finishTasksAndInvalidate() }
+        let session = Session(session: urlSession, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+        let url = server.url("/large/5000/\(UUID().uuidString)")
+        expectTooLarge(1000, url, from: await Result { try await session.perform(TestRequest(url)) })
+    }
+
+    @Test func streamsAreNotLimited() async throws {
+        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+        var count = 0
+        for try await chunk in try await session.stream(TestRequest(server.url("/stream/generated/50000"))) {
+            count += chunk.count
+        }
+        #expect(count == 50_000)
+    }
+
+    static let childVariable = "FETCH_MEASURE_RESPONSE_LIMIT"
+
+    /// The issue's test: a 300 MB body against a 10 MB limit fails, and the process grows by far less than 300 MB.
+    @Test(
+        .enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"),
+        .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
+    )
+    func aHugeBodyStopsAtTheLimitInAProcessOfItsOwn() async throws {
+        guard ProcessInfo.processInfo.environment[Self.childVariable] == "1" else {
+            let run = try ChildTestRun(
+                filter: "MaximumResponseSizeTests/aHugeBodyStopsAtTheLimitInAProcessOfItsOwn",
+                environment: [Self.childVariable: "1"])
+            let finished = try await run.finish(within: .seconds(120))
+            #expect(finished.status == 0, "the measuring run failed:\n\(finished.output)")
+            #expect(finished.output.contains("Test run with 1 test"), "the child ran no test:\n\(finished.output)")
+            return
+        }
+        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 10 << 20)
+        let url = server.url("/stream/generated/\(300 << 20)")
+        let meter = try MemoryMeter()
+        let result: Result<Data, any Error> = await Result { try await session.perform(TestRequest(url)) }
+        let growth = try meter.peakGrowth()
+        expectTooLarge(10 << 20, url, from: result)
+        #expect(growth < 60 << 20, "memory grew by \(growth >> 20) MiB reading a 300 MiB body against a 10 MiB limit")
+    }
+}
