@@ -20,8 +20,8 @@ import Foundation
 /// with no middlewares: every stack built on it (`session.retrying().observing { … }`) delivers on its
 /// ``callbackQueue`` too.
 public final class Session: RequestPerforming {
-    /// The `URLSession` that sends the requests.
-    public let urlSession: URLSession
+    /// The `URLSession` that sends the requests; `nil` for a session on another transport (libcurl, on Linux).
+    public let urlSession: URLSession?
 
     /// The queue on which callback-form completions are called. The `async` forms do not use it.
     public let callbackQueue: OperationQueue
@@ -29,10 +29,11 @@ public final class Session: RequestPerforming {
     /// How redirects are followed, and which headers never travel to another origin.
     public let redirectPolicy: RedirectPolicy
 
-    /// The session's pipeline: no middlewares, the `URLSession` transport, and ``callbackQueue``.
+    /// The session's pipeline: no middlewares, the session's transport, and ``callbackQueue``.
     public let pipeline: Pipeline
 
-    private let transport: URLSessionTransport
+    /// Cancels every call of the session's transport in flight.
+    private let cancelInFlight: @Sendable () -> Void
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
@@ -72,17 +73,31 @@ public final class Session: RequestPerforming {
         self.init(urlSession, owned: true, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy)
     }
 
-    private init(
+    private convenience init(
         _ urlSession: URLSession,
         owned: Bool,
         callbackQueue: OperationQueue,
         redirectPolicy: RedirectPolicy
     ) {
+        let transport = URLSessionTransport(urlSession: urlSession, owned: owned, redirectPolicy: redirectPolicy)
+        self.init(
+            transport, urlSession: urlSession, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy,
+            cancelInFlight: { transport.cancelAll() })
+    }
+
+    /// Creates a session on `transport`, which `cancelInFlight` cancels every call of.
+    init(
+        _ transport: any Transport,
+        urlSession: URLSession?,
+        callbackQueue: OperationQueue,
+        redirectPolicy: RedirectPolicy,
+        cancelInFlight: @escaping @Sendable () -> Void
+    ) {
         self.urlSession = urlSession
         self.callbackQueue = callbackQueue
         self.redirectPolicy = redirectPolicy
-        self.transport = URLSessionTransport(urlSession: urlSession, owned: owned, redirectPolicy: redirectPolicy)
         self.pipeline = Pipeline(transport, callbackQueue: callbackQueue)
+        self.cancelInFlight = cancelInFlight
     }
 
     /// `configuration`, without a `URLCache` on Linux.
@@ -124,6 +139,6 @@ public final class Session: RequestPerforming {
     ///
     /// Tasks that other code started on the same `URLSession` are left alone.
     public func cancelAllTasks() {
-        transport.cancelAll()
+        cancelInFlight()
     }
 }

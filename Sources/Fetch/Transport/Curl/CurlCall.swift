@@ -42,6 +42,8 @@
 
         let request: URLRequest
         let timeout: TimeInterval
+        /// How long the server may stay silent, in seconds (rounded up to whole seconds); `0` for no limit.
+        var idleTimeout: TimeInterval = 0
         let delivery: Delivery
 
         /// Ends the job with `error` (before or instead of any answer).

@@ -70,6 +70,11 @@
                 _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1))
             }
             _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(job.timeout))
+            if job.idleTimeout > 0, job.idleTimeout.isFinite {
+                // Slower than a byte a second for that long: libcurl ends the transfer with CURLE_OPERATION_TIMEDOUT.
+                _ = easy.set(Int(CFCURLOPT_LOW_SPEED_LIMIT), 1)
+                _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), Int(min(job.idleTimeout.rounded(.up), 86_400)))
+            }
 
             let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
             _ = easy.set(Int(CFCURLOPT_HEADERDATA), pointer: context)

@@ -118,7 +118,7 @@
         }
 
         /// The request a redirect response asks for, or `nil` when `response` is not one that can be followed.
-        private static func redirect(of request: URLRequest, by response: HTTPURLResponse) -> URLRequest? {
+        static func redirect(of request: URLRequest, by response: HTTPURLResponse) -> URLRequest? {
             guard [301, 302, 303, 307, 308].contains(response.statusCode),
                 let location = response.value(forHTTPHeaderField: "Location"),
                 let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
