@@ -254,6 +254,19 @@ import Testing
     }
 
     @Test(arguments: SessionTransport.allCases)
+    func aServerSilentForLongerThanTheTimeoutEndsTheStreamWithTimedOut(on transport: SessionTransport) async throws {
+        let server = try TestServer.running()
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await makeSession(transport).stream(TestRequest(server.url("/delay/10000"), timeout: 1))
+        }
+        guard case .timedOut(let request?, _) = error else {
+            Issue.record("expected timedOut naming the request, got \(String(describing: error))")
+            return
+        }
+        #expect(request.url == server.url("/delay/10000"))
+    }
+
+    @Test(arguments: SessionTransport.allCases)
     func cancellingBeforeTheHeadArrivesThrowsCancelled(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         // The head would take 10 s: a cancellation that did not reach the request would end in the head, not in

@@ -17,9 +17,8 @@ enum SessionTransport: String, CaseIterable, Sendable, CustomTestStringConvertib
     var testDescription: String { rawValue }
 }
 
-/// A session of its own on `transport` for a test, with completions on a queue of its own.
-///
-/// - Parameter configuration: The `URLSession`'s configuration; a curl session has none.
+/// A session of its own on `transport` for a test, with completions on a queue of its own (`configuration` is for
+/// the `URLSession`: a curl session has none).
 func makeSession(
     _ transport: SessionTransport,
     configuration: URLSessionConfiguration = .ephemeral,
