@@ -36,6 +36,8 @@
         enum Delivery: Sendable {
             /// Once, with the whole body.
             case whole(@Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void)
+            /// Once, with the head as libcurl collected it and the whole body: a ``Session``'s path.
+            case head(@Sendable (Result<(CurlHead, Data), any Error>) -> Void)
             /// As events: the head, each piece of the body as it arrives, then the end.
             case stream(@Sendable (CurlTransport.StreamEvent) -> Void)
         }
@@ -50,6 +52,8 @@
         func fail(_ error: any Error) {
             switch delivery {
             case .whole(let completion):
+                completion(.failure(error))
+            case .head(let completion):
                 completion(.failure(error))
             case .stream(let receive):
                 receive(.failed(error))

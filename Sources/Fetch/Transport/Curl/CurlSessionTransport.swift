@@ -32,10 +32,13 @@
                 return CompletedCall()
             }
             let timeout = urlRequest.timeoutInterval
-            return curl.send(urlRequest, timeout: timeout, redirectPolicy: redirectPolicy) { result in
+            return curl.sendForHead(urlRequest, timeout: timeout, redirectPolicy: redirectPolicy) { result in
                 switch result {
-                case .success(let (httpResponse, data)):
-                    completion(.success(Response(httpResponse: httpResponse, data: data, originalRequest: request)))
+                case .success(let (head, data)):
+                    let response = Response(
+                        status: head.statusCode, headers: head.headerFields, data: data, originalRequest: request,
+                        url: head.url)
+                    completion(.success(response))
                 case .failure(let error):
                     completion(.failure(Self.naming(error, request, timeout: timeout)))
                 }

@@ -273,7 +273,7 @@
 
         private func receiveBody(_ bytes: UnsafeRawBufferPointer) {
             switch job.delivery {
-            case .whole:
+            case .whole, .head:
                 body.append(bytes.assumingMemoryBound(to: UInt8.self))
             case .stream(let receive):
                 receive(.data(Data(bytes)))
@@ -318,7 +318,7 @@
         // MARK: - Outcome
 
         /// The response, or the error that ended the transfer with `code`.
-        func outcome(code: Int32) -> Result<(HTTPURLResponse, Data), any Error> {
+        func outcome(code: Int32) -> Result<(CurlHead, Data), any Error> {
             let url = job.request.url
             if let uploadError {
                 let message = "could not read the request body stream: \(uploadError)"
@@ -329,19 +329,24 @@
             guard code == CFCURLE_OK else {
                 return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
             }
-            guard let response = makeResponse() else {
+            guard let head = makeHead() else {
                 return .failure(FetchError.notHTTPResponse())
             }
-            return .success((response, body))
+            return .success((head, body))
         }
 
         /// Hands `outcome` to whoever waits: the completion, or a stream's last events.
-        func deliver(_ outcome: Result<(HTTPURLResponse, Data), any Error>) {
+        func deliver(_ outcome: Result<(CurlHead, Data), any Error>) {
             switch (job.delivery, outcome) {
-            case (.whole(let completion), _):
+            case (.head(let completion), _):
                 completion(outcome)
-            case (.stream(let receive), .success(let (response, _))):
-                if !isHeadDelivered {
+            case (.whole(let completion), _):
+                completion(
+                    outcome.flatMap { head, body in
+                        head.httpResponse.map { .success(($0, body)) } ?? .failure(FetchError.notHTTPResponse())
+                    })
+            case (.stream(let receive), .success(let (head, _))):
+                if !isHeadDelivered, let response = head.httpResponse {
                     receive(.response(response))
                 }
                 receive(.finished)
@@ -350,12 +355,15 @@
             }
         }
 
-        private func makeResponse() -> HTTPURLResponse? {
+        private func makeHead() -> CurlHead? {
             guard let url = job.request.url, statusCode > 0 else {
                 return nil
             }
-            return HTTPURLResponse(
-                url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+            return CurlHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        }
+
+        private func makeResponse() -> HTTPURLResponse? {
+            makeHead()?.httpResponse
         }
 
         /// Frees the header list and closes the body stream. Called once, when the transfer leaves the multi handle.
