@@ -20,20 +20,39 @@ struct FetchBench {
         let options = Options(CommandLine.arguments.dropFirst())
         if let problem = options.problem {
             print(problem)
-            print("usage: fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k]")
+            print(
+                "usage: fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only "
+                    + Options.groups.joined(separator: ",") + "]")
             exit(2)
         }
         var table = Table()
         let start = now()
         let server = httpServer(options: options)
-        throughputRows(into: &table, options: options, server: server)
-        overheadRow(into: &table, options: options)
-        parseRows(into: &table, options: options)
-        callbackQueueRows(into: &table, options: options)
-        pipelineRows(into: &table, options: options, server: server)
-        let deduplicated = deduplicationRows(into: &table, options: options)
-        let cached = cacheRows(into: &table, options: options, server: server)
-        resumeRow(into: &table, options: options)
+        if options.runs("throughput") {
+            throughputRows(into: &table, options: options, server: server)
+        }
+        if options.runs("overhead") {
+            overheadRow(into: &table, options: options)
+        }
+        if options.runs("parse") {
+            parseRows(into: &table, options: options)
+        }
+        if options.runs("callback-queue") {
+            callbackQueueRows(into: &table, options: options)
+        }
+        if options.runs("pipeline") {
+            pipelineRows(into: &table, options: options, server: server)
+        }
+        let deduplicated = options.runs("dedup") ? deduplicationRows(into: &table, options: options) : true
+        let cached = options.runs("cache") ? cacheRows(into: &table, options: options, server: server) : true
+        if options.runs("resume") {
+            resumeRow(into: &table, options: options)
+        }
+        #if os(Linux)
+            if options.runs("curl") {
+                curlRows(into: &table, options: options, server: server)
+            }
+        #endif
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.
