@@ -115,7 +115,8 @@
         }
 
         private func arrived(_ result: Result<(CurlHead, Data), any Error>, for request: URLRequest) {
-            guard case .success(let (head, _)) = result,
+            // Most answers are not redirects: their headers are not searched for a Location.
+            guard case .success(let (head, _)) = result, Self.redirectStatuses.contains(head.statusCode),
                 let next = Self.redirect(
                     of: request, status: head.statusCode, location: head.value(forHeader: "Location"), url: head.url),
                 let response = head.httpResponse
@@ -146,8 +147,11 @@
 
         /// The request a response of `status` with the `Location` header `location`, from `url`, asks for; `nil`
         /// when it is not a redirect that can be followed.
+        /// The statuses of the redirects a call follows.
+        static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
         static func redirect(of request: URLRequest, status: Int, location: String?, url: URL?) -> URLRequest? {
-            guard [301, 302, 303, 307, 308].contains(status), let location,
+            guard redirectStatuses.contains(status), let location,
                 let target = URL(string: location, relativeTo: url ?? request.url)?.absoluteURL
             else {
                 return nil
