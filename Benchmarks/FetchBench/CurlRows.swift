@@ -81,12 +81,25 @@
                 concurrentLimit, unit: "", target: .atLeast(0.85))
 
             if let cli = CurlCommandLine(url: url, count: options.quick ? 300 : 2_000) {
+                // The CLI decodes nothing: here the session only reads the body too (as `Data`).
+                let bodyOnly: Side = { completion in
+                    curlSession.perform(request) { (result: Result<Data, any Error>) in
+                        completion(result.map { _ in [] })
+                    }
+                }
                 let versusCLI = paired(rounds: options.quick ? 3 : 11) {
+                    (sequentialRate(requests: cli.count, bodyOnly), cli.run())
+                }
+                table.ratio(
+                    "Session(.curl) callback, Data, vs curl CLI, \(cli.count) URLs in one process, sequential, \(name) (req/s)",
+                    versusCLI, unit: "", target: .atLeast(1.0))
+                let decoding = paired(rounds: options.quick ? 3 : 11) {
                     (sequentialRate(requests: cli.count, curl), cli.run())
                 }
                 table.ratio(
-                    "Session(.curl) callback vs curl CLI, \(cli.count) URLs in one process, sequential, \(name) (req/s)",
-                    versusCLI, unit: "", target: .atLeast(1.0))
+                    "Session(.curl) callback + JSONDecoder vs curl CLI (no decode), sequential, \(name) (req/s)",
+                    decoding,
+                    unit: "", target: nil)
             } else {
                 table.value("curl CLI", "not on the PATH")
             }
