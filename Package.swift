@@ -18,7 +18,13 @@ let package = Package(
         // The C boundary of the libcurl transport (Linux): loads libcurl at run time, wraps its variadic functions.
         .target(name: "CFetchCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
-        .executableTarget(name: "FetchBench", dependencies: ["Fetch", "FetchTesting"], path: "Benchmarks/FetchBench"),
+        .executableTarget(
+            name: "FetchBench",
+            dependencies: [
+                "Fetch", "FetchTesting", .target(name: "CFetchCurl", condition: .when(platforms: [.linux])),
+            ],
+            path: "Benchmarks/FetchBench"
+        ),
         // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and
         // reproducers.
         .target(name: "FetchFuzzing", dependencies: ["Fetch"], path: "Fuzz/Properties"),

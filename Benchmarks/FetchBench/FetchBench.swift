@@ -55,6 +55,11 @@ struct FetchBench {
         if options.runs("streaming") {
             streamingRows(into: &table, options: options)
         }
+        #if os(Linux)
+            if options.runs("curl") {
+                curlRows(into: &table, options: options, server: server)
+            }
+        #endif
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.

@@ -11,7 +11,7 @@ struct Options {
     /// The groups of rows, in the order they run.
     static let allGroups = [
         "throughput", "overhead", "parse", "callback-queue", "pipeline", "deduplication", "cache", "resume",
-        "streaming",
+        "streaming", "curl",
     ]
 
     init(_ arguments: ArraySlice<String>) {

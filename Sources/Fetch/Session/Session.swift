@@ -20,8 +20,8 @@ import Foundation
 /// with no middlewares: every stack built on it (`session.retrying().observing { … }`) delivers on its
 /// ``callbackQueue`` too.
 public final class Session: RequestPerforming {
-    /// The `URLSession` that sends the requests.
-    public let urlSession: URLSession
+    /// The `URLSession` that sends the requests; `nil` for a session on another transport (libcurl, on Linux).
+    public let urlSession: URLSession?
 
     /// The queue on which callback-form completions are called. The `async` forms do not use it.
     public let callbackQueue: OperationQueue
@@ -43,10 +43,11 @@ public final class Session: RequestPerforming {
     /// The default ``maximumResponseSize``: 100 MiB.
     public static let defaultMaximumResponseSize = 100 << 20
 
-    /// The session's pipeline: no middlewares, the `URLSession` transport, and ``callbackQueue``.
+    /// The session's pipeline: no middlewares, the session's transport, and ``callbackQueue``.
     public let pipeline: Pipeline
 
-    private let transport: URLSessionTransport
+    /// Cancels every call of the session's transport in flight.
+    private let cancelInFlight: @Sendable () -> Void
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
@@ -104,20 +105,35 @@ public final class Session: RequestPerforming {
             maximumResponseSize: maximumResponseSize)
     }
 
-    private init(
+    private convenience init(
         _ urlSession: URLSession,
         tasks: TaskDelegate,
         owned: Bool,
         callbackQueue: OperationQueue,
         maximumResponseSize: Int
     ) {
+        let transport = URLSessionTransport(
+            urlSession: urlSession, owned: owned, tasks: tasks, maximumResponseSize: maximumResponseSize)
+        self.init(
+            transport, urlSession: urlSession, callbackQueue: callbackQueue, redirectPolicy: tasks.redirectPolicy,
+            maximumResponseSize: maximumResponseSize, cancelInFlight: { transport.cancelAll() })
+    }
+
+    /// Creates a session on `transport`, which `cancelInFlight` cancels every call of.
+    init(
+        _ transport: any Transport,
+        urlSession: URLSession?,
+        callbackQueue: OperationQueue,
+        redirectPolicy: RedirectPolicy,
+        maximumResponseSize: Int,
+        cancelInFlight: @escaping @Sendable () -> Void
+    ) {
         self.urlSession = urlSession
         self.callbackQueue = callbackQueue
-        self.redirectPolicy = tasks.redirectPolicy
+        self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
-        self.transport = URLSessionTransport(
-            urlSession: urlSession, owned: owned, tasks: tasks, maximumResponseSize: maximumResponseSize)
         self.pipeline = Pipeline(transport, callbackQueue: callbackQueue)
+        self.cancelInFlight = cancelInFlight
     }
 
     /// `configuration`, without a `URLCache` on Linux.
@@ -159,6 +175,6 @@ public final class Session: RequestPerforming {
     ///
     /// Tasks that other code started on the same `URLSession` are left alone.
     public func cancelAllTasks() {
-        transport.cancelAll()
+        cancelInFlight()
     }
 }

@@ -68,10 +68,26 @@ import Testing
         return queue
     }
 
-    @Test(arguments: Layer.allCases, Layer.allCases)
-    func callbackResultsArriveOnTheSessionsQueue(outer: Layer, inner: Layer) async throws {
+    /// Every layer over every other, outer first.
+    static let layerPairs = Layer.allCases.flatMap { outer in Layer.allCases.map { inner in LayerPair(outer, inner) } }
+
+    struct LayerPair: Sendable, CustomTestStringConvertible {
+        let outer: Layer
+        let inner: Layer
+
+        init(_ outer: Layer, _ inner: Layer) {
+            self.outer = outer
+            self.inner = inner
+        }
+
+        var testDescription: String { "\(outer) over \(inner)" }
+    }
+
+    @Test(arguments: SessionTransport.allCases, layerPairs)
+    func callbackResultsArriveOnTheSessionsQueue(on transport: SessionTransport, layers: LayerPair) async throws {
+        let (outer, inner) = (layers.outer, layers.inner)
         let queue = makeQueue("callbacks-\(outer)-\(inner)")
-        let stack = outer.wrap(inner.wrap(makeSession(callbackQueue: queue)))
+        let stack = outer.wrap(inner.wrap(try makeSession(transport, callbackQueue: queue)))
         let onQueue = Captured<(Bool, Result<User, any Error>)>()
         stack.perform(TestRequest(server.url("/users/1"))) { (result: Result<User, any Error>) in
             onQueue.capture((OperationQueue.current === queue, result))
@@ -81,19 +97,22 @@ import Testing
         #expect(wasOnQueue, "\(outer) over \(inner) completed off the session's callback queue")
     }
 
-    @Test(arguments: Layer.allCases, Layer.allCases)
-    func asyncResultsArriveWhileTheQueueIsSuspended(outer: Layer, inner: Layer) async throws {
+    @Test(arguments: SessionTransport.allCases, layerPairs)
+    func asyncResultsArriveWhileTheQueueIsSuspended(on transport: SessionTransport, layers: LayerPair) async throws {
+        let (outer, inner) = (layers.outer, layers.inner)
         let queue = makeQueue("suspended-\(outer)-\(inner)")
-        let stack = outer.wrap(inner.wrap(makeSession(callbackQueue: queue)))
+        let stack = outer.wrap(inner.wrap(try makeSession(transport, callbackQueue: queue)))
         queue.isSuspended = true
         defer { queue.isSuspended = false }
         let user: User = try await stack.perform(TestRequest(server.url("/users/2")))
         #expect(user.id == 2)
     }
 
-    @Test func cancellationIsDeliveredOnTheSessionsQueueToo() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func cancellationIsDeliveredOnTheSessionsQueueToo(on transport: SessionTransport) async throws {
         let queue = makeQueue("cancelled")
-        let stack = makeSession(callbackQueue: queue).retrying().with(HopThroughAnotherQueue()).observing { _ in }
+        let stack = try makeSession(transport, callbackQueue: queue).retrying().with(HopThroughAnotherQueue()).observing
+        { _ in }
         let onQueue = Captured<(Bool, Result<Data, any Error>)>()
         let call = stack.perform(TestRequest(server.url("/delay/3000"))) { (result: Result<Data, any Error>) in
             onQueue.capture((OperationQueue.current === queue, result))

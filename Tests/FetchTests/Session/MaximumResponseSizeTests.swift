@@ -27,14 +27,16 @@ import Testing
         #expect(message.contains("GET \(url.absoluteString)") && message.contains("\(limit) bytes"), "\(message)")
     }
 
-    @Test func aBodyAnnouncedLargerThanTheLimitFailsNamingTheLimitAndTheURL() async throws {
-        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+    @Test(arguments: SessionTransport.allCases)
+    func aBodyAnnouncedLargerThanTheLimitFailsNamingTheLimitAndTheURL(_ transport: SessionTransport) async throws {
+        let session = try makeSession(transport, maximumResponseSize: 1000)
         let url = server.url("/large/5000/\(UUID().uuidString)")
         expectTooLarge(1000, url, from: await Result { try await session.perform(TestRequest(url)) })
     }
 
-    @Test func aBodyOfUnknownLengthIsCountedAsItArrives() async throws {
-        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 100_000)
+    @Test(arguments: SessionTransport.allCases)
+    func aBodyOfUnknownLengthIsCountedAsItArrives(_ transport: SessionTransport) async throws {
+        let session = try makeSession(transport, maximumResponseSize: 100_000)
         let url = server.url("/stream/generated/\(3 << 20)")
         expectTooLarge(100_000, url, from: await Result { try await session.perform(TestRequest(url)) })
         // At the limit exactly, the body is read whole.
@@ -42,12 +44,13 @@ import Testing
         #expect(exact.count == 100_000)
     }
 
-    @Test func aRequestsOwnLimitReplacesTheSessions() async throws {
-        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 10)
+    @Test(arguments: SessionTransport.allCases)
+    func aRequestsOwnLimitReplacesTheSessions(_ transport: SessionTransport) async throws {
+        let session = try makeSession(transport, maximumResponseSize: 10)
         let url = server.url("/large/5000/\(UUID().uuidString)")
         let body: Data = try await session.perform(APIRequest(url).maximumResponseSize(5000))
         #expect(body.count == 5000)
-        let strict = Session(configuration: .ephemeral, callbackQueue: OperationQueue())
+        let strict = try makeSession(transport)
         #expect(strict.maximumResponseSize == 100 << 20)
         guard
             case .failure(FetchError.responseTooLarge(4999, _)) = await Result(catching: {
@@ -59,9 +62,10 @@ import Testing
         }
     }
 
-    @Test func theLimitCountsDecodedBytesSoACompressedBodyThatInflatesIsCaught() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func theLimitCountsDecodedBytesSoACompressedBodyThatInflatesIsCaught(_ transport: SessionTransport) async throws {
         // 2,200 bytes of text, gzip-compressed to a few dozen: under the limit on the wire, over it decoded.
-        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+        let session = try makeSession(transport, maximumResponseSize: 1000)
         let url = server.url("/curl/gzip")
         let request = APIRequest(url).header("Accept-Encoding", "gzip")
         guard
@@ -72,7 +76,7 @@ import Testing
             Issue.record("a gzip body that inflates past the limit was read")
             return
         }
-        let roomy = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 2200)
+        let roomy = try makeSession(transport, maximumResponseSize: 2200)
         let text: String = try await roomy.perform(request)
         #expect(text == String(repeating: "compressed ", count: 200))
     }
@@ -85,8 +89,9 @@ import Testing
         expectTooLarge(1000, url, from: await Result { try await session.perform(TestRequest(url)) })
     }
 
-    @Test func streamsAreNotLimited() async throws {
-        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
+    @Test(arguments: SessionTransport.allCases)
+    func streamsAreNotLimited(_ transport: SessionTransport) async throws {
+        let session = try makeSession(transport, maximumResponseSize: 1000)
         var count = 0
         for try await chunk in try await session.stream(TestRequest(server.url("/stream/generated/50000"))) {
             count += chunk.count
@@ -111,7 +116,8 @@ import Testing
             #expect(finished.output.contains("Test run with 1 test"), "the child ran no test:\n\(finished.output)")
             return
         }
-        let session = Session(configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: 10 << 20)
+        // The child run measures the URLSession transport, the default; CurlSoakTests bounds libcurl's memory.
+        let session = try makeSession(.urlSession, maximumResponseSize: 10 << 20)
         let url = server.url("/stream/generated/\(300 << 20)")
         let meter = try MemoryMeter()
         let result: Result<Data, any Error> = await Result { try await session.perform(TestRequest(url)) }

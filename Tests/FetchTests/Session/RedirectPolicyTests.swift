@@ -125,9 +125,18 @@ import Testing
 
     let credentials = ["Authorization": "Bearer secret-token", "Cookie": "session=s3cr3t", "X-Trace": "kept"]
 
-    @Test(arguments: [false, true])
-    func aRedirectToAnotherHostArrivesWithoutCredentials(onSharedURLSession: Bool) async throws {
-        let session = onSharedURLSession ? Session(session: .shared) : makeSession()
+    @Test(arguments: SessionTransport.allCases)
+    func aRedirectToAnotherHostArrivesWithoutCredentials(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport)
+        try await expectARedirectToAnotherHostArrivesWithoutCredentials(through: session)
+    }
+
+    /// URLSession only: the policy holds on `URLSession.shared`, whose delegate Fetch is not.
+    @Test func aRedirectToAnotherHostArrivesWithoutCredentialsOnTheSharedURLSession() async throws {
+        try await expectARedirectToAnotherHostArrivesWithoutCredentials(through: Session(session: .shared))
+    }
+
+    private func expectARedirectToAnotherHostArrivesWithoutCredentials(through session: Session) async throws {
         let request = TestRequest(try redirect(to: server.otherOriginURL("/echo/cross")), headers: credentials)
         let echo: Echo = try await session.perform(request)
         #expect(echo.path == "/echo/cross")
@@ -137,20 +146,18 @@ import Testing
         #expect(echo.headers["x-trace"] == "kept")
     }
 
-    @Test func aSameOriginRedirectKeepsCredentials() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aSameOriginRedirectKeepsCredentials(on transport: SessionTransport) async throws {
         let request = TestRequest(try redirect(to: server.url("/echo/same")), headers: credentials)
-        let echo: Echo = try await makeSession().perform(request)
+        let echo: Echo = try await makeSession(transport).perform(request)
         #expect(echo.path == "/echo/same")
         #expect(echo.headers["authorization"] == "Bearer secret-token")
         #expect(echo.headers["cookie"] == "session=s3cr3t")
     }
 
-    @Test func beyondTheLimitARedirectIsRefusedWithAClearError() async throws {
-        let session = Session(
-            configuration: .ephemeral,
-            callbackQueue: OperationQueue(),
-            redirectPolicy: RedirectPolicy(maximumRedirects: 1)
-        )
+    @Test(arguments: SessionTransport.allCases)
+    func beyondTheLimitARedirectIsRefusedWithAClearError(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, redirectPolicy: RedirectPolicy(maximumRedirects: 1))
         let twice = try redirect(to: try redirect(to: server.url("/echo/end")))
         await #expect {
             let _: Echo = try await session.perform(TestRequest(twice))
@@ -162,9 +169,13 @@ import Testing
         }
     }
 
-    @Test func withRedirectsOffTheCallerGetsThe3xx() async throws {
-        let session = Session(
-            session: .shared, callbackQueue: OperationQueue(), redirectPolicy: RedirectPolicy(maximumRedirects: 0))
+    @Test(arguments: SessionTransport.allCases)
+    func withRedirectsOffTheCallerGetsThe3xx(on transport: SessionTransport) async throws {
+        let policy = RedirectPolicy(maximumRedirects: 0)
+        let session =
+            transport == .urlSession
+            ? Session(session: .shared, callbackQueue: OperationQueue(), redirectPolicy: policy)
+            : try makeSession(transport, redirectPolicy: policy)
         let response: Response = try await session.perform(TestRequest(try redirect(to: server.url("/echo/never"))))
         #expect(response.status == 302)
         #expect(response.value(forHeader: "location") == server.url("/echo/never").absoluteString)

@@ -11,14 +11,14 @@ import Testing
 @Suite struct SessionTests {
     let server: TestServer
     let callbackQueue = OperationQueue()
-    let session: Session
 
     init() throws {
         server = try TestServer.running()
-        session = makeSession(callbackQueue: callbackQueue)
     }
 
-    @Test func getsAndDecodesAModel() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func getsAndDecodesAModel(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let results = Captured<Result<User, any Error>>()
         session.perform(TestRequest(server.url("/users/1")), completion: results.capture)
         let user = try await results.first().get()
@@ -27,12 +27,16 @@ import Testing
         #expect(abs(user.createdAt.timeIntervalSince1970 - 1_796_028_132.345) < 0.0005)
     }
 
-    @Test func getsAnArrayOfModels() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func getsAnArrayOfModels(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let users: [User] = try await session.perform(TestRequest(server.url("/users")))
         #expect(users.map(\.id) == [1, 2])
     }
 
-    @Test func postsTheBodyAndHeadersToTheServer() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func postsTheBodyAndHeadersToTheServer(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let body = Data(#"{"name":"Ada","tags":["é","☕︎"]}"#.utf8)
         let request = TestRequest(
             server.url("/echo?page=2"),
@@ -50,20 +54,25 @@ import Testing
         #expect(Data(echo.body.utf8) == body)
     }
 
-    @Test(arguments: [HTTPMethod.put, .patch, .delete, .options, "PURGE"])
-    func sendsEveryMethodAsItIsNamed(method: HTTPMethod) async throws {
+    @Test(arguments: SessionTransport.allCases, [HTTPMethod.put, .patch, .delete, .options, "PURGE"])
+    func sendsEveryMethodAsItIsNamed(on transport: SessionTransport, method: HTTPMethod) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let echo: Echo = try await session.perform(TestRequest(server.url("/echo"), method: method))
         #expect(echo.method == method.rawValue)
     }
 
-    @Test func readsA404ErrorBodyThroughTheErrorParser() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func readsA404ErrorBodyThroughTheErrorParser(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         await #expect(throws: APIError(error: true, reason: "no user with id 7")) {
             let _: User = try await session.perform(
                 TestRequest(server.url("/users/7")), errorParser: DecodableErrorParser<APIError>())
         }
     }
 
-    @Test func a500WithoutAnErrorParserIsUnacceptableWithTheResponse() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func a500WithoutAnErrorParserIsUnacceptableWithTheResponse(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let results = Captured<Result<User, any Error>>()
         session.perform(TestRequest(server.url("/status/500")), completion: results.capture)
         let error = try fetchError(try await results.first())
@@ -80,7 +89,9 @@ import Testing
         )
     }
 
-    @Test func a204IsAnEmptyResponse() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func a204IsAnEmptyResponse(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let empty: EmptyResponse = try await session.perform(TestRequest(server.url("/status/204"), method: .delete))
         #expect(empty == EmptyResponse())
         let raw: Response = try await session.perform(TestRequest(server.url("/status/204")))
@@ -88,7 +99,9 @@ import Testing
         #expect(raw.data?.isEmpty ?? true)
     }
 
-    @Test func headGetsHeadersWithoutABody() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func headGetsHeadersWithoutABody(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let response: Response = try await session.perform(TestRequest(server.url("/users/1"), method: .head))
         #expect(response.status == 200)
         #expect(response.value(forHeader: "Content-Type") == "application/json")
@@ -96,12 +109,16 @@ import Testing
         #expect(response.data?.isEmpty ?? true)
     }
 
-    @Test func decodesTextInTheCharsetTheServerNames() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func decodesTextInTheCharsetTheServerNames(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let text: String = try await session.perform(TestRequest(server.url("/text?charset=iso-8859-1&text=caf%C3%A9")))
         #expect(text == "café")
     }
 
-    @Test func aRequestThatOutlivesItsTimeoutFailsWithTimedOut() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aRequestThatOutlivesItsTimeoutFailsWithTimedOut(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let request = TestRequest(server.url("/delay/5000"), timeout: 1)
         let results = Captured<Result<Data, any Error>>()
         session.perform(request, completion: results.capture)
@@ -112,8 +129,9 @@ import Testing
     }
 
     /// swift-corelibs-foundation truncates timeouts to whole seconds: 0.5 s would time out at once.
-    @Test(arguments: [0.5, 0.25])
-    func aFractionalTimeoutWaitsAsLongAsItSays(timeout: TimeInterval) async throws {
+    @Test(arguments: SessionTransport.allCases, [0.5, 0.25])
+    func aFractionalTimeoutWaitsAsLongAsItSays(on transport: SessionTransport, timeout: TimeInterval) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let started = ContinuousClock.now
         let results = Captured<Result<Data, any Error>>()
         session.perform(TestRequest(server.url("/delay/5000"), timeout: timeout), completion: results.capture)
@@ -124,11 +142,14 @@ import Testing
         #expect(ContinuousClock.now - started >= .seconds(timeout * 0.95))
     }
 
-    @Test func anAnswerWithinAFractionalTimeoutArrives() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func anAnswerWithinAFractionalTimeoutArrives(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let answer: Data = try await session.perform(TestRequest(server.url("/delay/100"), timeout: 3.5))
         #expect(String(decoding: answer, as: UTF8.self) == #"{"delayed": 100}"#)
     }
 
+    /// URLSession only: a curl session has no `URLSessionConfiguration` (its default timeout is 60 s in all).
     @Test func theSessionConfigurationsTimeoutAppliesWhenTheRequestSetsNone() async throws {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 0.5
@@ -140,7 +161,9 @@ import Testing
         }
     }
 
-    @Test func aRefusedConnectionIsATransportErrorNamingTheURL() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aRefusedConnectionIsATransportErrorNamingTheURL(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         struct Port: Decodable, Parsable { let port: Int }
         let closed: Port = try await session.perform(TestRequest(server.url("/closed-port")))
         let url = try #require(URL(string: "http://127.0.0.1:\(closed.port)/users/1"))
@@ -155,7 +178,9 @@ import Testing
         #expect(error.description.contains(url.absoluteString))
     }
 
-    @Test func anInvalidRequestFailsWithoutReachingTheServer() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func anInvalidRequestFailsWithoutReachingTheServer(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let results = Captured<Result<Data, any Error>>()
         session.perform(
             TestRequest(server.url("/echo"), headers: ["X-Evil": "a\r\nHost: evil"]), completion: results.capture)
@@ -165,7 +190,9 @@ import Testing
         }
     }
 
-    @Test func cancellingBeforeTheAnswerCompletesOnceWithCancelled() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func cancellingBeforeTheAnswerCompletesOnceWithCancelled(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let results = Captured<Result<Data, any Error>>()
         let call = session.perform(TestRequest(server.url("/delay/2000")), completion: results.capture)
         call.cancel()
@@ -178,7 +205,9 @@ import Testing
         #expect(results.values.count == 1)
     }
 
-    @Test func cancelAllTasksCancelsEveryCallInFlight() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func cancelAllTasksCancelsEveryCallInFlight(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let results = Captured<Result<Data, any Error>>()
         for _ in 0..<5 {
             session.perform(TestRequest(server.url("/delay/3000")), completion: results.capture)
@@ -193,10 +222,11 @@ import Testing
         }
     }
 
-    @Test func completionsArriveOnTheCallbackQueue() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func completionsArriveOnTheCallbackQueue(on transport: SessionTransport) async throws {
         let queue = OperationQueue()
         queue.name = "completions"
-        let session = makeSession(callbackQueue: queue)
+        let session = try makeSession(transport, callbackQueue: queue)
         let results = Captured<String?>()
         session.perform(TestRequest(server.url("/users/1"))) { (_: Result<User, any Error>) in
             results.capture(OperationQueue.current?.name)
@@ -216,33 +246,39 @@ import Testing
         }
     }
 
-    @Test func parsingRunsOffTheCallbackQueue() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func parsingRunsOffTheCallbackQueue(on transport: SessionTransport) async throws {
         let queue = OperationQueue()
         queue.name = "completions"
-        let session = makeSession(callbackQueue: queue)
+        let session = try makeSession(transport, callbackQueue: queue)
         let results = Captured<Result<WhereParsed, any Error>>()
         session.perform(TestRequest(server.url("/users/1")), completion: results.capture)
         let parsed = try await results.first().get()
         #expect(parsed.queueName != "completions")
     }
 
-    @Test func asyncFormsReturnWithoutTheCallbackQueueRunning() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func asyncFormsReturnWithoutTheCallbackQueueRunning(on transport: SessionTransport) async throws {
         let stopped = OperationQueue()
         stopped.isSuspended = true
-        let session = makeSession(callbackQueue: stopped)
+        let session = try makeSession(transport, callbackQueue: stopped)
         let user: User = try await session.perform(TestRequest(server.url("/users/2")))
         #expect(user.name == "Grace Hopper")
         #expect(stopped.operationCount == 0)
     }
 
-    @Test func asyncFormsThrowTheErrorParsersError() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func asyncFormsThrowTheErrorParsersError(on transport: SessionTransport) async throws {
+        let session = transport == .urlSession ? Session(session: .shared) : try makeSession(transport)
         await #expect(throws: APIError(error: true, reason: "no user with id 9")) {
-            let _: User = try await Session(session: .shared).perform(
+            let _: User = try await session.perform(
                 TestRequest(server.url("/users/9")), errorParser: DecodableErrorParser<APIError>())
         }
     }
 
-    @Test func cancellingTheTaskCancelsTheRequest() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func cancellingTheTaskCancelsTheRequest(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let task = Task {
             let _: Data = try await session.perform(TestRequest(server.url("/delay/5000")))
         }
@@ -255,7 +291,9 @@ import Testing
         }
     }
 
-    @Test func aTaskCancelledBeforeItStartsNeverSendsTheRequest() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aTaskCancelledBeforeItStartsNeverSendsTheRequest(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let spy = SpyPerformer(forwardingTo: session)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -269,7 +307,9 @@ import Testing
         #expect(spy.calls.isEmpty, "a call cancelled before it starts reaches no middleware and no transport")
     }
 
-    @Test func aTaskCancelledBeforeItStartsNeverSendsTheSessionsRequest() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aTaskCancelledBeforeItStartsNeverSendsTheSessionsRequest(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let path = "/delay/4321"
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -285,7 +325,9 @@ import Testing
         #expect(try await server.hits(path) == 0)
     }
 
-    @Test func everyAsyncCallEndsOnceWhenTaskCancellationRacesTheAnswer() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func everyAsyncCallEndsOnceWhenTaskCancellationRacesTheAnswer(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let calls = 200
         // A continuation resumed twice traps, and one never resumed leaves its task waiting: both fail this test.
         let ended = Captured<Result<User, any Error>>()
@@ -318,7 +360,9 @@ import Testing
         }
     }
 
-    @Test func everyCompletionIsCalledExactlyOnceWhenCancelRacesCompletion() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func everyCompletionIsCalledExactlyOnceWhenCancelRacesCompletion(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
         let calls = 300
         let counts = Locked([Int](repeating: 0, count: calls))
         let finished = Captured<Int>()

@@ -47,7 +47,9 @@ import Testing
 
     // MARK: - Server-Sent Events
 
-    @Test func aDroppedConnectionReconnectsWithTheLastEventIDAfterTheServersRetry() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aDroppedConnectionReconnectsWithTheLastEventIDAfterTheServersRetry(on transport: SessionTransport) async throws
+    {
         let server = try TestServer.running()
         let id = UUID().uuidString
         var events: [ServerSentEvent] = []
@@ -55,7 +57,7 @@ import Testing
         // loaded machine delays the reconnection by seconds.
         let policy = ReconnectPolicy(retryDelay: 60, maximumDelay: 120)
         let request = TestRequest(server.url("/stream/reconnect/\(id)?retry=400"))
-        for try await event in makeSession().events(request, reconnectPolicy: policy) {
+        for try await event in try makeSession(transport).events(request, reconnectPolicy: policy) {
             events.append(event)
         }
         #expect(
@@ -74,19 +76,21 @@ import Testing
         #expect(wait >= 0.4 && wait < 30, "reconnected after \(wait) s")
     }
 
-    @Test func noContentStopsTheEvents() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func noContentStopsTheEvents(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         var count = 0
-        for try await _ in makeSession().events(TestRequest(server.url("/status/204"))) {
+        for try await _ in try makeSession(transport).events(TestRequest(server.url("/status/204"))) {
             count += 1
         }
         #expect(count == 0)
         #expect(try await server.hits("/status/204") >= 1)
     }
 
-    @Test func aStatusOutside2xxEndsTheEventsWithTheErrorPerformWouldGive() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aStatusOutside2xxEndsTheEventsWithTheErrorPerformWouldGive(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
-        let session = makeSession()
+        let session = try makeSession(transport)
         let request = TestRequest(server.url("/status/503"))
         let error = await #expect(throws: FetchError.self) {
             for try await _ in session.events(request) {}
@@ -103,10 +107,11 @@ import Testing
         #expect(parsed?.reason == "status 503 as asked")
     }
 
-    @Test func aWrongContentTypeEndsTheEventsWithAClearError() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aWrongContentTypeEndsTheEventsWithAClearError(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         let error = await #expect(throws: FetchError.self) {
-            for try await _ in makeSession().events(TestRequest(server.url("/stream/wrong-type"))) {}
+            for try await _ in try makeSession(transport).events(TestRequest(server.url("/stream/wrong-type"))) {}
         }
         guard case .notEventStream(let response) = error else {
             Issue.record("expected notEventStream, got \(String(describing: error))")
@@ -119,12 +124,13 @@ import Testing
                 + " not a text/event-stream of Server-Sent Events")
     }
 
-    @Test func cancellingTheTaskClosesTheConnectionWithinASecond() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func cancellingTheTaskClosesTheConnectionWithinASecond(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         let id = UUID().uuidString
         let opened = Captured<ServerSentEvent>()
         let consumer = Task {
-            for try await event in makeSession().events(TestRequest(server.url("/stream/hold/\(id)"))) {
+            for try await event in try makeSession(transport).events(TestRequest(server.url("/stream/hold/\(id)"))) {
                 opened.capture(event)
             }
         }
@@ -140,10 +146,11 @@ import Testing
         #expect(try await Self.log(id, on: server).connections.count == 1)
     }
 
-    @Test func leavingTheLoopClosesTheConnectionWithinASecond() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func leavingTheLoopClosesTheConnectionWithinASecond(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         let id = UUID().uuidString
-        for try await event in makeSession().events(TestRequest(server.url("/stream/hold/\(id)"))) {
+        for try await event in try makeSession(transport).events(TestRequest(server.url("/stream/hold/\(id)"))) {
             #expect(event.data == "open")
             break
         }
@@ -154,9 +161,10 @@ import Testing
 
     // MARK: - Streamed bodies
 
-    @Test func aStreamReturnsTheHeadThenTheBodyAsLines() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aStreamReturnsTheHeadThenTheBodyAsLines(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
-        let stream = try await makeSession().stream(TestRequest(server.url("/stream/jsonl?count=3&crlf=1")))
+        let stream = try await makeSession(transport).stream(TestRequest(server.url("/stream/jsonl?count=3&crlf=1")))
         #expect(stream.response.status == 200)
         #expect(stream.response.value(forHeader: "content-type") == "application/x-ndjson")
         #expect(stream.response.data == nil)
@@ -167,9 +175,10 @@ import Testing
         #expect(lines == (0..<3).map { #"{"n": \#($0), "name": "item \#($0)"}"# })
     }
 
-    @Test func jsonLinesDecodeOneValuePerLine() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func jsonLinesDecodeOneValuePerLine(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
-        let session = makeSession()
+        let session = try makeSession(transport)
         var items: [Item] = []
         for try await item in try await session.stream(TestRequest(server.url("/stream/jsonl?count=5")))
             .jsonLines(of: Item.self)
@@ -189,10 +198,11 @@ import Testing
         #expect(error?.description.contains("Body: not json") == true)
     }
 
-    @Test func aStatusOutside2xxThrowsBeforeAnyChunkWithUpTo64KBOfTheBody() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aStatusOutside2xxThrowsBeforeAnyChunkWithUpTo64KBOfTheBody(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         let error = await #expect(throws: FetchError.self) {
-            _ = try await makeSession().stream(TestRequest(server.url("/stream/large-error")))
+            _ = try await makeSession(transport).stream(TestRequest(server.url("/stream/large-error")))
         }
         guard case .unacceptableStatus(let response) = error else {
             Issue.record("expected unacceptableStatus, got \(String(describing: error))")
@@ -202,12 +212,13 @@ import Testing
         #expect(response.data == Data(repeating: UInt8(ascii: "e"), count: 64 * 1024))
     }
 
-    @Test func aStreamFollowsTheRedirectPolicy() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aStreamFollowsTheRedirectPolicy(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         let target = server.otherOriginURL("/echo").absoluteString
         let request = TestRequest(
             server.url("/redirect?to=\(target)"), headers: ["Authorization": "Bearer secret", "X-Kept": "yes"])
-        let stream = try await makeSession().stream(request)
+        let stream = try await makeSession(transport).stream(request)
         var body = Data()
         for try await chunk in stream {
             body.append(chunk)
@@ -217,7 +228,7 @@ import Testing
         #expect(echo.headers["authorization"] == nil)
         #expect(echo.headers["x-kept"] == "yes")
 
-        let insecure = Session(configuration: .ephemeral, redirectPolicy: RedirectPolicy(maximumRedirects: 1))
+        let insecure = try makeSession(transport, redirectPolicy: RedirectPolicy(maximumRedirects: 1))
         let error = await #expect(throws: FetchError.self) {
             _ = try await insecure.stream(
                 TestRequest(server.url("/redirect?to=\(server.url("/redirect?to=\(target)").absoluteString)")))
@@ -228,10 +239,11 @@ import Testing
         }
     }
 
-    @Test func cancellingAllTasksOfASessionEndsItsStreamsWithCancelled() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func cancellingAllTasksOfASessionEndsItsStreamsWithCancelled(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         let id = UUID().uuidString
-        let session = makeSession()
+        let session = try makeSession(transport)
         let stream = try await session.stream(
             TestRequest(server.url("/stream/hold/\(id)?seconds=60")), errorParser: nil, bufferLimit: 1024)
         var iterator = stream.makeAsyncIterator()
@@ -241,11 +253,25 @@ import Testing
         _ = try await Self.closedAt(id, on: server)
     }
 
-    @Test func cancellingBeforeTheHeadArrivesThrowsCancelled() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aServerSilentForLongerThanTheTimeoutEndsTheStreamWithTimedOut(on transport: SessionTransport) async throws {
+        let server = try TestServer.running()
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await makeSession(transport).stream(TestRequest(server.url("/delay/10000"), timeout: 1))
+        }
+        guard case .timedOut(let request?, _) = error else {
+            Issue.record("expected timedOut naming the request, got \(String(describing: error))")
+            return
+        }
+        #expect(request.url == server.url("/delay/10000"))
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func cancellingBeforeTheHeadArrivesThrowsCancelled(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         // The head would take 10 s: a cancellation that did not reach the request would end in the head, not in
         // .cancelled. (No wall-clock bound: a loaded run of the whole suite delays the awaiting task by seconds.)
-        let opening = Task { try await makeSession().stream(TestRequest(server.url("/delay/10000"))) }
+        let opening = Task { try await makeSession(transport).stream(TestRequest(server.url("/delay/10000"))) }
         try await Task.sleep(for: .milliseconds(100))
         opening.cancel()
         let result = await opening.result

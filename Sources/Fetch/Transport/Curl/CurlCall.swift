@@ -36,18 +36,27 @@
         enum Delivery: Sendable {
             /// Once, with the whole body.
             case whole(@Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void)
+            /// Once, with the head as libcurl collected it and the whole body: a ``Session``'s path.
+            case head(@Sendable (Result<(CurlHead, Data), any Error>) -> Void)
             /// As events: the head, each piece of the body as it arrives, then the end.
             case stream(@Sendable (CurlTransport.StreamEvent) -> Void)
         }
 
         let request: URLRequest
         let timeout: TimeInterval
+        /// How long the server may stay silent, in seconds (rounded up to whole seconds); `0` for no limit.
+        var idleTimeout: TimeInterval = 0
+        /// The most bytes of a body collected whole; past it the transfer ends with
+        /// ``FetchError/responseTooLarge(limit:request:)``. Streams are not limited.
+        var maximumBodyBytes = Int.max
         let delivery: Delivery
 
         /// Ends the job with `error` (before or instead of any answer).
         func fail(_ error: any Error) {
             switch delivery {
             case .whole(let completion):
+                completion(.failure(error))
+            case .head(let completion):
                 completion(.failure(error))
             case .stream(let receive):
                 receive(.failed(error))

@@ -14,6 +14,8 @@
         enum Command {
             case start(CurlCall, CurlJob)
             case cancel(CurlCall)
+            /// Cancels every request started before it.
+            case cancelAll
         }
 
         /// The state shared with other threads, behind the inbox's lock.
@@ -53,6 +55,11 @@
         /// Asks the loop to stop `call`, whether it has started or not.
         func cancel(_ call: CurlCall) {
             _ = post(.cancel(call))
+        }
+
+        /// Cancels every request handed to the loop so far: each ends with ``FetchError/cancelled(request:)``.
+        func cancelAll() {
+            _ = post(.cancelAll)
         }
 
         /// Stops the loop: requests in flight end with ``FetchError/cancelled(request:)``, and every handle is freed.

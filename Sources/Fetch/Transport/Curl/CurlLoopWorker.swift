@@ -44,6 +44,10 @@
                         start(call, job, refused: isShuttingDown)
                     case .cancel(let call):
                         cancel(call)
+                    case .cancelAll:
+                        for call in transfersByCall.values.map(\.call) {
+                            cancel(call)
+                        }
                     }
                 }
                 commands.removeAll(keepingCapacity: true)

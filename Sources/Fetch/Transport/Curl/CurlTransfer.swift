@@ -28,6 +28,8 @@
         private var httpVersion = "HTTP/1.1"
         private var headerFields: [String: String] = [:]
         private var body = Data()
+        /// Whether the body grew past the job's limit, which ended the transfer.
+        private var isTooLarge = false
         /// Whether a streamed exchange has delivered its head.
         private var isHeadDelivered = false
 
@@ -70,6 +72,11 @@
                 _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1))
             }
             _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(job.timeout))
+            if job.idleTimeout > 0, job.idleTimeout.isFinite {
+                // Slower than a byte a second for that long: libcurl ends the transfer with CURLE_OPERATION_TIMEDOUT.
+                _ = easy.set(Int(CFCURLOPT_LOW_SPEED_LIMIT), 1)
+                _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), Int(min(job.idleTimeout.rounded(.up), 86_400)))
+            }
 
             let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
             _ = easy.set(Int(CFCURLOPT_HEADERDATA), pointer: context)
@@ -87,8 +94,9 @@
                     return 0
                 }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
-                return size * count
+                // Any other count than the one given ends the transfer (CURLE_WRITE_ERROR).
+                return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                    ? size * count : 0
             }
 
             try configureMethodAndBody(request, url: url, context: context)
@@ -266,13 +274,21 @@
             }
         }
 
-        private func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+        /// Keeps or hands on a piece of the body; returns `false`, keeping none of the body, when it grows past the
+        /// job's ``CurlJob/maximumBodyBytes``.
+        private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
             switch job.delivery {
-            case .whole:
+            case .whole, .head:
+                guard body.count + bytes.count <= job.maximumBodyBytes else {
+                    isTooLarge = true
+                    body = Data()
+                    return false
+                }
                 body.append(bytes.assumingMemoryBound(to: UInt8.self))
             case .stream(let receive):
                 receive(.data(Data(bytes)))
             }
+            return true
         }
 
         private func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -313,7 +329,7 @@
         // MARK: - Outcome
 
         /// The response, or the error that ended the transfer with `code`.
-        func outcome(code: Int32) -> Result<(HTTPURLResponse, Data), any Error> {
+        func outcome(code: Int32) -> Result<(CurlHead, Data), any Error> {
             let url = job.request.url
             if let uploadError {
                 let message = "could not read the request body stream: \(uploadError)"
@@ -321,22 +337,30 @@
                 userInfo[NSURLErrorFailingURLErrorKey] = url
                 return .failure(FetchError.transport(URLError(.requestBodyStreamExhausted, userInfo: userInfo)))
             }
+            if isTooLarge {
+                return .failure(FetchError.responseTooLarge(limit: job.maximumBodyBytes))
+            }
             guard code == CFCURLE_OK else {
                 return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
             }
-            guard let response = makeResponse() else {
+            guard let head = makeHead() else {
                 return .failure(FetchError.notHTTPResponse())
             }
-            return .success((response, body))
+            return .success((head, body))
         }
 
         /// Hands `outcome` to whoever waits: the completion, or a stream's last events.
-        func deliver(_ outcome: Result<(HTTPURLResponse, Data), any Error>) {
+        func deliver(_ outcome: Result<(CurlHead, Data), any Error>) {
             switch (job.delivery, outcome) {
-            case (.whole(let completion), _):
+            case (.head(let completion), _):
                 completion(outcome)
-            case (.stream(let receive), .success(let (response, _))):
-                if !isHeadDelivered {
+            case (.whole(let completion), _):
+                completion(
+                    outcome.flatMap { head, body in
+                        head.httpResponse.map { .success(($0, body)) } ?? .failure(FetchError.notHTTPResponse())
+                    })
+            case (.stream(let receive), .success(let (head, _))):
+                if !isHeadDelivered, let response = head.httpResponse {
                     receive(.response(response))
                 }
                 receive(.finished)
@@ -345,12 +369,15 @@
             }
         }
 
-        private func makeResponse() -> HTTPURLResponse? {
+        private func makeHead() -> CurlHead? {
             guard let url = job.request.url, statusCode > 0 else {
                 return nil
             }
-            return HTTPURLResponse(
-                url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+            return CurlHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        }
+
+        private func makeResponse() -> HTTPURLResponse? {
+            makeHead()?.httpResponse
         }
 
         /// Frees the header list and closes the body stream. Called once, when the transfer leaves the multi handle.

@@ -26,6 +26,23 @@
             redirectPolicy: RedirectPolicy,
             completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
         ) -> any Cancellable {
+            sendForHead(request, timeout: timeout, redirectPolicy: redirectPolicy) { result in
+                completion(
+                    result.flatMap { head, body in
+                        head.httpResponse.map { .success(($0, body)) } ?? .failure(FetchError.notHTTPResponse())
+                    })
+            }
+        }
+
+        /// Sends `request` and follows its redirects as ``send(_:timeout:redirectPolicy:completion:)`` does, and
+        /// answers with the last head as libcurl collected it.
+        func sendForHead(
+            _ request: URLRequest,
+            timeout: TimeInterval,
+            redirectPolicy: RedirectPolicy,
+            maximumBodyBytes: Int = .max,
+            completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
+        ) -> any Cancellable {
             guard let url = request.url else {
                 completion(.failure(FetchError.invalidRequest("the URLRequest has no URL")))
                 return CompletedCall()
@@ -35,6 +52,7 @@
                 policy: redirectPolicy,
                 originalURL: url,
                 deadline: Date().addingTimeInterval(timeout),
+                maximumBodyBytes: maximumBodyBytes,
                 completion: completion
             )
             call.send(request)
@@ -54,7 +72,8 @@
         private let transport: CurlTransport
         private let policy: RedirectPolicy
         private let deadline: Date
-        private let completion: @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
+        private let maximumBodyBytes: Int
+        private let completion: @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         private let state: Locked<State>
 
         init(
@@ -62,11 +81,13 @@
             policy: RedirectPolicy,
             originalURL: URL,
             deadline: Date,
-            completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
+            maximumBodyBytes: Int,
+            completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) {
             self.transport = transport
             self.policy = policy
             self.deadline = deadline
+            self.maximumBodyBytes = maximumBodyBytes
             self.completion = completion
             self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL)))
         }
@@ -86,7 +107,8 @@
                 completion(.failure(FetchError.timedOut()))
                 return
             }
-            let hop = transport.send(request, timeout: remaining) { [self] result in
+            let hop = transport.sendForHead(request, timeout: remaining, maximumBodyBytes: maximumBodyBytes) {
+                [self] result in
                 arrived(result, for: request)
             }
             let isCancelled = state.withLock { state in
@@ -98,8 +120,13 @@
             }
         }
 
-        private func arrived(_ result: Result<(HTTPURLResponse, Data), any Error>, for request: URLRequest) {
-            guard case .success(let (response, _)) = result, let next = Self.redirect(of: request, by: response) else {
+        private func arrived(_ result: Result<(CurlHead, Data), any Error>, for request: URLRequest) {
+            // Most answers are not redirects: their headers are not searched for a Location.
+            guard case .success(let (head, _)) = result, Self.redirectStatuses.contains(head.statusCode),
+                let next = Self.redirect(
+                    of: request, status: head.statusCode, location: head.value(forHeader: "Location"), url: head.url),
+                let response = head.httpResponse
+            else {
                 completion(result)
                 return
             }
@@ -118,17 +145,27 @@
         }
 
         /// The request a redirect response asks for, or `nil` when `response` is not one that can be followed.
-        private static func redirect(of request: URLRequest, by response: HTTPURLResponse) -> URLRequest? {
-            guard [301, 302, 303, 307, 308].contains(response.statusCode),
-                let location = response.value(forHTTPHeaderField: "Location"),
-                let target = URL(string: location, relativeTo: response.url ?? request.url)?.absoluteURL
+        static func redirect(of request: URLRequest, by response: HTTPURLResponse) -> URLRequest? {
+            redirect(
+                of: request, status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"),
+                url: response.url)
+        }
+
+        /// The request a response of `status` with the `Location` header `location`, from `url`, asks for; `nil`
+        /// when it is not a redirect that can be followed.
+        /// The statuses of the redirects a call follows.
+        static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+        static func redirect(of request: URLRequest, status: Int, location: String?, url: URL?) -> URLRequest? {
+            guard redirectStatuses.contains(status), let location,
+                let target = URL(string: location, relativeTo: url ?? request.url)?.absoluteURL
             else {
                 return nil
             }
             var next = request
             next.url = target
             let method = request.httpMethod ?? "GET"
-            if response.statusCode == 303 || (response.statusCode <= 302 && method == "POST") {
+            if status == 303 || (status <= 302 && method == "POST") {
                 if method != "HEAD" {
                     next.httpMethod = "GET"
                 }

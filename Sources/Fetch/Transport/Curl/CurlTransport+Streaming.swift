@@ -37,9 +37,27 @@
             timeout: TimeInterval,
             receive: @escaping @Sendable (StreamEvent) -> Void
         ) -> any Cancellable {
+            stream(request, timeout: timeout, idleTimeout: 0, receive: receive)
+        }
+
+        /// Streams `request` as ``stream(_:timeout:receive:)`` does, and ends it with
+        /// ``FetchError/timedOut(request:seconds:)`` when the server sends nothing for `idleTimeout` seconds (rounded
+        /// up to whole seconds; `0` for no limit).
+        func stream(
+            _ request: URLRequest,
+            timeout: TimeInterval,
+            idleTimeout: TimeInterval,
+            receive: @escaping @Sendable (StreamEvent) -> Void
+        ) -> any Cancellable {
             let call = CurlCall(loop: loop)
-            loop.start(call, CurlJob(request: request, timeout: timeout, delivery: .stream(receive)))
+            let job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+            loop.start(call, job)
             return call
+        }
+
+        /// Cancels every request and stream started so far: each ends with ``FetchError/cancelled(request:)``.
+        func cancelAll() {
+            loop.cancelAll()
         }
     }
 #endif

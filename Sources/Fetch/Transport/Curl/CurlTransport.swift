@@ -72,5 +72,20 @@
             loop.start(call, CurlJob(request: request, timeout: timeout, delivery: .whole(completion)))
             return call
         }
+
+        /// Sends `request` once as ``send(_:timeout:completion:)`` does, and answers with the head as libcurl collected
+        /// it, without making an `HTTPURLResponse`.
+        func sendForHead(
+            _ request: URLRequest,
+            timeout: TimeInterval,
+            maximumBodyBytes: Int = .max,
+            completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
+        ) -> any Cancellable {
+            let call = CurlCall(loop: loop)
+            var job = CurlJob(request: request, timeout: timeout, delivery: .head(completion))
+            job.maximumBodyBytes = maximumBodyBytes
+            loop.start(call, job)
+            return call
+        }
     }
 #endif

@@ -1,0 +1,173 @@
+#if os(Linux)
+    import Fetch
+    import Foundation
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    extension FetchBench {
+        // MARK: - 7. The libcurl transport (Linux)
+
+        /// `Session(transport: .curl)` against what a Linux user would otherwise run: hand-written `URLSession` code
+        /// (callbacks and `async`), a bare libcurl multi loop in this process (the limit: no Fetch, the same decode),
+        /// and the curl command-line tool. Every side decodes the same `[Item]` JSON except the CLI, which only reads
+        /// the bodies.
+        static func curlRows(into table: inout Table, options: Options, server: HTTPServer?) {
+            guard let server else {
+                return
+            }
+            let contenders = Contenders(configuration: serverConfiguration())
+            let curlSession: Session
+            let bare: BareCurlLoop
+            do {
+                curlSession = try Session(
+                    transport: .curl(CurlTransport.Options(maximumConnectionsPerHost: 8)),
+                    callbackQueue: contenders.queue)
+                bare = try BareCurlLoop(queue: contenders.queue)
+            } catch {
+                table.value("Session(transport: .curl)", "libcurl unavailable: \(error)")
+                return
+            }
+            let url = server.url
+            let request = Get(url: url)
+            let curl: Side = { curlSession.perform(request, completion: $0) }
+            let curlAsync: AsyncSide = { try await curlSession.perform(request) }
+            let handWritten: Side = { contenders.handWritten(url, completion: $0) }
+            let platform: AsyncSide = { try await contenders.platformAsync(url) }
+            let bareSide: Side = { bare.get(url, completion: $0) }
+            _ = alternatingWaves(waves: 6, concurrency: 8, curl, handWritten)
+            _ = alternatingWaves(waves: 6, concurrency: 8, bareSide, handWritten)
+
+            let name = server.name
+            let sequential = paired(rounds: options.rounds) {
+                alternatingThroughput(pairs: options.requests, curl, handWritten)
+            }
+            table.ratio(
+                "Session(.curl) callback vs URLSession dataTask + JSONDecoder + hop, sequential, \(name) (req/s)",
+                sequential, unit: "", target: .atLeast(4))
+            let sequentialAsync = paired(rounds: options.rounds) {
+                alternatingAsyncThroughput(pairs: options.requests, curlAsync, platform)
+            }
+            table.ratio(
+                "Session(.curl) async vs URLSession.data(for:) + JSONDecoder, sequential, \(name) (req/s)",
+                sequentialAsync, unit: "", target: .atLeast(4))
+            let waves = options.requests / 4
+            let concurrent = paired(rounds: options.rounds) {
+                alternatingWaves(waves: waves, concurrency: 8, curl, handWritten)
+            }
+            table.ratio(
+                "Session(.curl) callback vs URLSession dataTask + JSONDecoder + hop, 8 concurrent, \(name) (req/s)",
+                concurrent, unit: "", target: .atLeast(5))
+            let concurrentAsync = paired(rounds: options.rounds) {
+                alternatingAsyncWaves(waves: waves, concurrency: 8, curlAsync, platform)
+            }
+            table.ratio(
+                "Session(.curl) async vs URLSession.data(for:) + JSONDecoder, 8 concurrent, \(name) (req/s)",
+                concurrentAsync, unit: "", target: .atLeast(5))
+
+            // The limit: the same requests and decode on a bare multi loop, request by request and wave by wave.
+            let limit = paired(rounds: options.rounds) {
+                alternatingThroughput(pairs: options.requests * 4, curl, bareSide)
+            }
+            table.ratio(
+                "Session(.curl) callback vs bare libcurl multi loop + JSONDecoder, sequential, \(name) (req/s)", limit,
+                unit: "", target: .atLeast(0.85))
+            let concurrentLimit = paired(rounds: options.rounds) {
+                alternatingWaves(waves: waves * 4, concurrency: 8, curl, bareSide)
+            }
+            table.ratio(
+                "Session(.curl) callback vs bare libcurl multi loop + JSONDecoder, 8 concurrent, \(name) (req/s)",
+                concurrentLimit, unit: "", target: .atLeast(0.85))
+
+            if let cli = CurlCommandLine(url: url, count: options.quick ? 300 : 2_000) {
+                // The CLI decodes nothing: here the session only reads the body too (as `Data`).
+                let bodyOnly: Side = { completion in
+                    curlSession.perform(request) { (result: Result<Data, any Error>) in
+                        completion(result.map { _ in [] })
+                    }
+                }
+                let versusCLI = paired(rounds: options.quick ? 3 : 11) {
+                    (sequentialRate(requests: cli.count, bodyOnly), cli.run())
+                }
+                table.ratio(
+                    "Session(.curl) callback, Data, vs curl CLI, \(cli.count) URLs in one process, sequential, \(name) (req/s)",
+                    versusCLI, unit: "", target: .atLeast(1.0))
+                let decoding = paired(rounds: options.quick ? 3 : 11) {
+                    (sequentialRate(requests: cli.count, curl), cli.run())
+                }
+                table.ratio(
+                    "Session(.curl) callback + JSONDecoder vs curl CLI (no decode), sequential, \(name) (req/s)",
+                    decoding,
+                    unit: "", target: nil)
+            } else {
+                table.value("curl CLI", "not on the PATH")
+            }
+
+            let wide = paired(rounds: max(3, options.rounds / 3)) {
+                alternatingAsyncWaves(waves: max(4, options.requests / 16), concurrency: 64, curlAsync, platform)
+            }
+            table.ratio(
+                "Session(.curl) async vs URLSession.data(for:) + JSONDecoder, 64 concurrent, \(name) (req/s)", wide,
+                unit: "", target: nil)
+        }
+
+        /// Requests per second of `side` alone, `requests` of them one after the other.
+        static func sequentialRate(requests: Int, _ side: @escaping Side) -> Double {
+            let done = DispatchSemaphore(value: 0)
+            @Sendable func call(_ index: Int) {
+                guard index < requests else {
+                    done.signal()
+                    return
+                }
+                side { _ in call(index + 1) }
+            }
+            let start = now()
+            call(0)
+            done.wait()
+            return Double(requests) / (Double(now() - start) / 1e9)
+        }
+    }
+
+    /// The curl command-line tool fetching one URL `count` times in one process, over one kept-alive connection.
+    struct CurlCommandLine {
+        let executable: URL
+        let url: URL
+        let count: Int
+
+        init?(url: URL, count: Int) {
+            let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            guard
+                let directory = path.first(where: {
+                    FileManager.default.isExecutableFile(atPath: "\($0)/curl")
+                })
+            else {
+                return nil
+            }
+            self.executable = URL(fileURLWithPath: "\(directory)/curl")
+            self.url = url
+            self.count = count
+        }
+
+        /// Requests per second of one run, the process's start and exit included; 0 when it fails.
+        func run() -> Double {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["--silent", "--fail"] + Array(repeating: url.absoluteString, count: count)
+            process.standardOutput = FileHandle.nullDevice
+            let start = now()
+            do {
+                try process.run()
+            } catch {
+                print("fetch-bench: curl did not start: \(error)")
+                return 0
+            }
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                print("fetch-bench: curl exited with status \(process.terminationStatus)")
+                return 0
+            }
+            return Double(count) / (Double(now() - start) / 1e9)
+        }
+    }
+#endif
