@@ -24,7 +24,7 @@ extension Session {
         let kind: Kind
 
         /// A `URLSession` of the session's own, made from `configuration`: the same as
-        /// ``Session/init(configuration:callbackQueue:redirectPolicy:)``.
+        /// ``Session/init(configuration:callbackQueue:redirectPolicy:maximumResponseSize:)``.
         ///
         /// - Parameter configuration: The configuration of the new `URLSession`.
         /// - Returns: The backend.

@@ -96,12 +96,7 @@ struct URLSessionTransport: Transport {
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
-        let urlRequest: URLRequest
-        switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
-        case .success(let built):
-            urlRequest = built
-        case .failure(let error):
-            completion(.failure(error))
+        guard let urlRequest = urlRequest(for: request, failing: completion) else {
             return CompletedCall()
         }
         let call = TaskCall(
@@ -173,12 +168,7 @@ struct URLSessionTransport: Transport {
         bufferLimit: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
     ) -> any Cancellable {
-        var urlRequest: URLRequest
-        switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
-        case .success(let built):
-            urlRequest = built
-        case .failure(let error):
-            completion(.failure(error))
+        guard var urlRequest = urlRequest(for: request, failing: completion) else {
             return CompletedCall()
         }
         #if canImport(FoundationNetworking)
@@ -190,6 +180,20 @@ struct URLSessionTransport: Transport {
             }
         #endif
         return streams.current.stream(urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+    }
+
+    /// The `URLRequest` to send for `request`, or `nil` when it cannot be built, `completion` having had the error.
+    private func urlRequest<Answer>(
+        for request: any Request,
+        failing completion: @Sendable (Result<Answer, any Error>) -> Void
+    ) -> URLRequest? {
+        switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
+        case .success(let built):
+            return built
+        case .failure(let error):
+            completion(.failure(error))
+            return nil
+        }
     }
 
     /// Cancels every call in flight, streams too; each completes with ``FetchError/cancelled(request:)``.

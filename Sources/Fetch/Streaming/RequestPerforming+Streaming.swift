@@ -36,9 +36,10 @@ extension Session {
     /// Sends a request and returns once the response head has arrived, buffering at most `bufferLimit` unread
     /// bytes in memory.
     ///
-    /// The stream goes through a `URLSession` of the session's own, made from the configuration of ``urlSession``
-    /// (its timeouts, headers and protocol classes), because only a session's own delegate receives a task's data
-    /// on every platform. The ``redirectPolicy`` applies as it does to `perform`.
+    /// On the `URLSession` transport the stream goes through a `URLSession` of the session's own, made from the
+    /// configuration of ``urlSession`` (its timeouts, headers and protocol classes), because only a session's own
+    /// delegate receives a task's data on every platform; on libcurl, through the same transport as `perform`. The
+    /// ``redirectPolicy`` applies as it does to `perform`.
     ///
     /// - Parameters:
     ///   - request: The request to send.
@@ -46,7 +47,7 @@ extension Session {
     ///   - bufferLimit: How many bytes the consumer may fall behind, in memory, before reading from the network
     ///     pauses.
     /// - Returns: The stream.
-    /// - Throws: What ``RequestPerforming/stream(_:errorParser:)`` throws.
+    /// - Throws: What ``ResponseStreaming/stream(_:errorParser:)`` throws.
     public func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
