@@ -5,8 +5,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The two sides of a throughput comparison over the same `URLSession`: Fetch's ``Session`` and the code a person
-/// writes by hand with `URLSession.dataTask` and `JSONDecoder`.
+/// The two sides of a throughput comparison, each at its best on the same configuration: Fetch's ``Session`` as an app
+/// makes one (`Session(configuration:)`, which owns its `URLSession`), and the code a person writes by hand with a
+/// `URLSession(configuration:)`, `dataTask` and `JSONDecoder`.
 struct Contenders {
     let urlSession: URLSession
     let session: Session
@@ -17,7 +18,7 @@ struct Contenders {
         queue = OperationQueue()
         queue.name = "fetch-bench.callbacks"
         urlSession = URLSession(configuration: configuration)
-        session = Session(session: urlSession, callbackQueue: queue)
+        session = Session(configuration: configuration, callbackQueue: queue)
     }
 
     /// Hand-written: a data task, a status check, `JSONDecoder`, and the result handed to the callback queue.

@@ -239,6 +239,18 @@ extension Pipeline {
     struct Stack: Sendable {
         let middlewares: [any Middleware]
         let transport: any Transport
+        /// Whether a send's or a stream's answer must be handed on to ``Pipeline/parsingQueue`` before the
+        /// middlewares see it (see ``RestrictedThreadTransport``).
+        private let sendsHandOn: Bool
+        private let streamsHandOn: Bool
+
+        init(middlewares: [any Middleware], transport: any Transport) {
+            self.middlewares = middlewares
+            self.transport = transport
+            let restricted = transport as? any RestrictedThreadTransport
+            self.sendsHandOn = !middlewares.isEmpty && restricted?.sendsCompleteOnRestrictedThread == true
+            self.streamsHandOn = !middlewares.isEmpty && restricted?.streamsCompleteOnRestrictedThread == true
+        }
 
         /// Starts `context`'s call at step `index`, and calls `completion` exactly once: with the answer, or with
         /// ``FetchError/cancelled(request:)`` when the call is cancelled first (at once if it already was).
@@ -260,6 +272,13 @@ extension Pipeline {
             }
         }
 
+        /// `completion`, called on ``Pipeline/parsingQueue``.
+        private static func handingOn(
+            _ completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) -> @Sendable (Result<Response, any Error>) -> Void {
+            { answer in Pipeline.parsingQueue.async { completion(answer) } }
+        }
+
         /// Runs step `index` (a middleware, or the transport past the last one) for `context`'s call, which has
         /// begun; `completion` is called at most once by `start`'s guard.
         private func run(
@@ -270,11 +289,13 @@ extension Pipeline {
         ) {
             guard index < middlewares.count else {
                 if let bufferLimit = context.streamBufferLimit {
+                    let completion = streamsHandOn ? Self.handingOn(completion) : completion
                     context.track(
                         transport.stream(request, bufferLimit: bufferLimit) { answer in
                             completion(answer.map(Response.init(streaming:)))
                         })
                 } else {
+                    let completion = sendsHandOn ? Self.handingOn(completion) : completion
                     context.track(transport.send(request, completion: completion))
                 }
                 return

@@ -37,6 +37,21 @@ public protocol Transport: Sendable {
     ) -> any Cancellable
 }
 
+/// A transport that may call its completions on a thread where no middleware may run: swift-corelibs-foundation's own
+/// serial queue (which `URLSessionTask` methods synchronise with) or libcurl's event-loop thread (which every other
+/// request waits for).
+///
+/// The pipeline hands such an answer on to its parsing queue before a middleware sees it; a call with no middleware
+/// takes it where it arrives, since the pipeline's own steps there (a continuation resumed, a hop to the parsing
+/// queue) are short and never wait.
+package protocol RestrictedThreadTransport: Transport {
+    /// Whether ``Transport/send(_:completion:)`` may complete on such a thread.
+    var sendsCompleteOnRestrictedThread: Bool { get }
+
+    /// Whether ``Transport/stream(_:bufferLimit:completion:)`` may complete on such a thread.
+    var streamsCompleteOnRestrictedThread: Bool { get }
+}
+
 extension Transport {
     /// Sends `request` with ``send(_:completion:)`` and hands back its whole body as one chunk.
     ///

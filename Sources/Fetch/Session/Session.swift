@@ -87,8 +87,9 @@ public final class Session: RequestPerforming {
         maximumResponseSize: Int = Session.defaultMaximumResponseSize
     ) {
         #if canImport(FoundationNetworking)
-            // The transport hands each answer on to the pipeline's parsing queue itself, so there is no need for a
-            // delegate queue in between: one thread hop fewer per call (see `URLSessionTransport.handsOn`).
+            // The pipeline hands each answer on to its parsing queue itself (or a bare session's `async` caller takes
+            // it at once), so there is no need for a delegate queue in between: one thread hop fewer per call (see
+            // `RestrictedThreadTransport`).
             let delegateQueue: OperationQueue = InlineDelegateQueue()
         #else
             let delegateQueue = OperationQueue()

@@ -6,7 +6,7 @@ import Foundation
 
 /// The ``Transport`` of a ``Session``: sends each request as a `URLSession` data task, with exact timeouts and the
 /// session's ``RedirectPolicy``.
-struct URLSessionTransport: Transport {
+struct URLSessionTransport: RestrictedThreadTransport {
     let urlSession: URLSession
     let defaultTimeout: TimeInterval
     /// The delegate of every task the transport starts, which keeps the calls in flight; the `URLSession`'s own
@@ -14,10 +14,19 @@ struct URLSessionTransport: Transport {
     let tasks: TaskDelegate
     /// The most bytes of a body read into memory, unless the request sets its own.
     let maximumResponseSize: Int
-    /// Whether answers are handed on to ``Pipeline/parsingQueue``: when the `URLSession` calls its completion handlers
-    /// inline, on swift-corelibs-foundation's own serial queue (an ``InlineDelegateQueue``), where middlewares must
-    /// not run. The pipeline then parses there without another hop.
-    private let handsOn: Bool
+    /// Whether the `URLSession` calls its completion handlers inline, on swift-corelibs-foundation's own serial queue
+    /// (an ``InlineDelegateQueue``), where middlewares must not run.
+    let sendsCompleteOnRestrictedThread: Bool
+
+    /// Whether streams' heads arrive there: always on swift-corelibs-foundation, where the ``StreamingEngine``'s
+    /// delegate runs inline.
+    var streamsCompleteOnRestrictedThread: Bool {
+        #if canImport(FoundationNetworking)
+            true
+        #else
+            false
+        #endif
+    }
     /// Invalidates an owned `URLSession` once no pipeline uses it any more.
     private let owner: Owner?
     /// Sends the streamed requests, through a `URLSession` of its own made on first use.
@@ -31,9 +40,9 @@ struct URLSessionTransport: Transport {
     ///   - maximumResponseSize: The most bytes of a body read into memory, unless the request sets its own.
     init(urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int) {
         #if canImport(FoundationNetworking)
-            self.handsOn = urlSession.delegateQueue is InlineDelegateQueue
+            self.sendsCompleteOnRestrictedThread = urlSession.delegateQueue is InlineDelegateQueue
         #else
-            self.handsOn = false
+            self.sendsCompleteOnRestrictedThread = false
         #endif
         self.urlSession = urlSession
         self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
@@ -124,7 +133,6 @@ struct URLSessionTransport: Transport {
                 call.endWithTimeout(after: timeout)
             }
         #endif
-        let handsOn = handsOn
         let answered: TaskCall.Answered = { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
             guard let ending = call.finish() else {
@@ -140,16 +148,9 @@ struct URLSessionTransport: Transport {
                     Exchange.response(
                         for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout)
                 }
-            guard handsOn else {
-                // The caller gets the answer first; unregistering the call is not on its way.
-                defer { ending.release() }
-                completion(answer)
-                return
-            }
-            Pipeline.parsingQueue.async {
-                completion(answer)
-            }
-            ending.release()
+            // The caller gets the answer first; unregistering the call is not on its way.
+            defer { ending.release() }
+            completion(answer)
         }
         let task: URLSessionDataTask
         if urlSession.delegate === tasks {

@@ -9,7 +9,7 @@
     /// ``CurlTransport`` with exact timeouts and the session's ``RedirectPolicy``, and answered as a ``Response``.
     ///
     /// Copies share the ``CurlTransport``: its thread stops once the session and every pipeline built on it are gone.
-    struct CurlSessionTransport: Transport {
+    struct CurlSessionTransport: RestrictedThreadTransport {
         /// The timeout of a request that sets none: the whole exchange, every redirect included, in seconds.
         ///
         /// URLSession's default is 60 s too, but there it is how long the server may stay silent; libcurl's timeout
@@ -17,6 +17,12 @@
         static let defaultTimeout: TimeInterval = 60
 
         let curl: CurlTransport
+
+        /// Answers arrive on libcurl's event-loop thread, which every other request of the transport waits for.
+        var sendsCompleteOnRestrictedThread: Bool { true }
+
+        /// Stream heads arrive there too.
+        var streamsCompleteOnRestrictedThread: Bool { true }
         let redirectPolicy: RedirectPolicy
         /// The most bytes of a body read into memory, unless the request sets its own.
         let maximumResponseSize: Int
