@@ -18,7 +18,9 @@
         private let process: Process
 
         /// Starts nginx on `port` (a free port); throws with nginx's own error log when it does not start.
-        init(executable: String, port: Int) throws {
+        ///
+        /// After `requestsPerConnection` requests nginx ends a connection (an HTTP/2 `GOAWAY`); its default is 1000.
+        init(executable: String, port: Int, requestsPerConnection: Int = 1000) throws {
             let certificate = try TestCertificate.shared.get()
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-nginx-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,6 +36,7 @@
                 http {
                     log_format fetch '$connection $server_protocol $request_uri';
                     access_log \(accessLog.path) fetch;
+                    keepalive_requests \(requestsPerConnection);
                     client_body_temp_path \(directory.path)/client_body;
                     proxy_temp_path \(directory.path)/proxy;
                     fastcgi_temp_path \(directory.path)/fastcgi;
@@ -76,14 +79,18 @@
         }
 
         /// Starts nginx on a free port and waits (at most 10 s) until it answers `transport`.
-        static func start(answering transport: CurlTransport) async throws -> NginxTestServer {
+        static func start(
+            answering transport: CurlTransport,
+            requestsPerConnection: Int = 1000
+        ) async throws -> NginxTestServer {
             guard let executable else {
                 throw TestServerError("nginx is not installed (.ci/run installs Debian's package)")
             }
             struct Port: Decodable { let port: Int }
             let (_, data) = try await transport.get(try TestServer.running().url("/closed-port")).get()
             let nginx = try NginxTestServer(
-                executable: executable, port: try JSONDecoder().decode(Port.self, from: data).port)
+                executable: executable, port: try JSONDecoder().decode(Port.self, from: data).port,
+                requestsPerConnection: requestsPerConnection)
             let ready = nginx.baseURL.appendingPathComponent("ready")
             try await waitUntil { (try? await transport.get(ready).get()) != nil }
             return nginx

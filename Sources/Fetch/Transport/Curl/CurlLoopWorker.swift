@@ -111,11 +111,15 @@
         }
 
         private func finish(_ handle: OpaquePointer, code: Int32) {
-            guard let transfer = transfersByHandle.removeValue(forKey: handle) else {
+            guard let transfer = transfersByHandle[handle] else {
                 return
             }
-            transfersByCall.removeValue(forKey: ObjectIdentifier(transfer.call))
             _ = cfcurl_multi_remove_handle(multi, handle)
+            if transfer.preparesToResend(after: code), cfcurl_multi_add_handle(multi, handle) == 0 {
+                return  // sent again, on another connection
+            }
+            transfersByHandle.removeValue(forKey: handle)
+            transfersByCall.removeValue(forKey: ObjectIdentifier(transfer.call))
             let outcome = transfer.outcome(code: code)
             recycle(transfer)
             transfer.deliver(outcome)

@@ -32,6 +32,10 @@
         private var isTooLarge = false
         /// Whether a streamed exchange has delivered its head.
         private var isHeadDelivered = false
+        /// Whether the request has been sent a second time (see ``preparesToResend(after:)``).
+        private var wasResent = false
+        /// When the transfer was first added, from which a resend's timeout counts.
+        private let started = ContinuousClock.now
 
         init(call: CurlCall, job: CurlJob, easy: CurlEasy) {
             self.call = call
@@ -324,6 +328,49 @@
             }
             upload = .data(data, offset: Int(offset))
             return Int32(CFCURL_SEEKFUNC_OK)
+        }
+
+        // MARK: - Resending
+
+        /// The methods that RFC 9110 (section 9.2.2) lets a client send again when the connection fails before the
+        /// response arrives.
+        private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+        /// Whether the transfer, ended by libcurl's error `code` and out of the multi handle, is to be sent again,
+        /// once: the easy handle is then ready to be added back, with the received state cleared, a `Data` body
+        /// rewound and the timeout shortened to what is left of it.
+        ///
+        /// That is the case for an idempotent request whose HTTP/2 connection failed before any of the response
+        /// arrived (`CURLE_HTTP2`, `CURLE_HTTP2_STREAM`): when a server ends a connection with a `GOAWAY` (nginx does
+        /// after 1,000 requests), libcurl 7.88 fails now and then a request multiplexed on it that the server never
+        /// took (curl/curl#3750, #8809), where it should send it again itself.
+        func preparesToResend(after code: Int32) -> Bool {
+            guard !wasResent, code == CFCURLE_HTTP2 || code == CFCURLE_HTTP2_STREAM, statusCode == 0, body.isEmpty,
+                !isHeadDelivered, !isTooLarge, uploadError == nil,
+                Self.idempotentMethods.contains(job.request.httpMethod ?? "GET")
+            else {
+                return false
+            }
+            switch upload {
+            case .stream:
+                return false  // what was read of it is gone
+            case .data(let data, _):
+                upload = .data(data, offset: 0)
+            case nil:
+                break
+            }
+            if job.timeout.isFinite, job.timeout > 0 {
+                let left = job.timeout - (ContinuousClock.now - started) / .seconds(1)
+                guard left > 0.001 else {
+                    return false
+                }
+                _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(left))
+            }
+            wasResent = true
+            statusCode = 0
+            httpVersion = "HTTP/1.1"
+            headerFields.removeAll(keepingCapacity: true)
+            return true
         }
 
         // MARK: - Outcome
