@@ -90,7 +90,12 @@ typealias AsyncSide = @Sendable () async throws -> [Item]
 ///
 /// Two requests next to each other in time see the same machine, so the pair is finer than two batches one after
 /// the other: a slow spell moves both sides of the ratio.
-func alternatingThroughput(pairs: Int, _ a: @escaping Side, _ b: @escaping Side) -> (a: Double, b: Double) {
+func alternatingThroughput(
+    pairs: Int,
+    block: Int = 1,
+    _ a: @escaping Side,
+    _ b: @escaping Side
+) -> (a: Double, b: Double) {
     let done = DispatchSemaphore(value: 0)
     // Only one call is in flight at a time; the lock hands the times from one completion's thread to the next.
     let times = Locked(SideTimes())
@@ -99,7 +104,7 @@ func alternatingThroughput(pairs: Int, _ a: @escaping Side, _ b: @escaping Side)
             done.signal()
             return
         }
-        let isA = Alternation.isFirst(index)
+        let isA = Alternation.isFirst(index, block: block)
         let start = now()
         (isA ? a : b) { result in
             let elapsed = now() - start
@@ -113,13 +118,16 @@ func alternatingThroughput(pairs: Int, _ a: @escaping Side, _ b: @escaping Side)
 }
 
 /// The `async` form of ``alternatingThroughput(pairs:_:_:)``.
-func alternatingAsyncThroughput(pairs: Int, _ a: @escaping AsyncSide, _ b: @escaping AsyncSide) -> (
-    a: Double, b: Double
-) {
+func alternatingAsyncThroughput(
+    pairs: Int,
+    block: Int = 1,
+    _ a: @escaping AsyncSide,
+    _ b: @escaping AsyncSide
+) -> (a: Double, b: Double) {
     blocking {
         var times = SideTimes()
         for index in 0..<(2 * pairs) {
-            let isA = Alternation.isFirst(index)
+            let isA = Alternation.isFirst(index, block: block)
             let start = now()
             let failed = await failures(of: 1, isA ? a : b)
             times.add(now() - start, toA: isA, failures: failed)
@@ -130,11 +138,16 @@ func alternatingAsyncThroughput(pairs: Int, _ a: @escaping AsyncSide, _ b: @esca
 
 /// Requests per second of two sides sending `concurrency` requests at a time, in waves: a wave starts them together
 /// and ends when the last has completed, and the sides alternate wave by wave (A B B A …), `waves` waves each.
-func alternatingWaves(waves: Int, concurrency: Int, _ a: @escaping Side, _ b: @escaping Side) -> (a: Double, b: Double)
-{
+func alternatingWaves(
+    waves: Int,
+    concurrency: Int,
+    block: Int = 1,
+    _ a: @escaping Side,
+    _ b: @escaping Side
+) -> (a: Double, b: Double) {
     var times = SideTimes()
     for index in 0..<(2 * waves) {
-        let isA = Alternation.isFirst(index)
+        let isA = Alternation.isFirst(index, block: block)
         let side = isA ? a : b
         let wave = DispatchGroup()
         let failures = Locked(0)
@@ -158,13 +171,14 @@ func alternatingWaves(waves: Int, concurrency: Int, _ a: @escaping Side, _ b: @e
 func alternatingAsyncWaves(
     waves: Int,
     concurrency: Int,
+    block: Int = 1,
     _ a: @escaping AsyncSide,
     _ b: @escaping AsyncSide
 ) -> (a: Double, b: Double) {
     blocking {
         var times = SideTimes()
         for index in 0..<(2 * waves) {
-            let isA = Alternation.isFirst(index)
+            let isA = Alternation.isFirst(index, block: block)
             let start = now()
             let failed = await failures(of: concurrency, isA ? a : b)
             times.add(now() - start, toA: isA, failures: failed)
@@ -193,9 +207,17 @@ private func failures(of count: Int, _ side: @escaping AsyncSide) async -> Int {
 
 /// Which side goes at each step of an alternation: A B B A A B B A …, so that each side follows the other as often
 /// as itself.
+///
+/// Sides built on different stacks (libcurl driven directly against corelibs' `URLSession`) take turns by blocks of
+/// requests or waves instead: the work a `URLSession` does after its completion (its own libcurl thread finishing
+/// the transfer) would otherwise land in the next request of the other side, on these two cores, and make a fast side
+/// pay for a slow one. In blocks, each side pays for its own, as it does when it runs alone; the blocks are short
+/// (a few milliseconds) so both sides still see the same machine.
 enum Alternation {
-    static func isFirst(_ index: Int) -> Bool {
-        (index + index / 2) % 2 == 0
+    /// Whether step `index` is side A's, the sides taking turns by `block` steps at a time (A B B A … for 1).
+    static func isFirst(_ index: Int, block: Int = 1) -> Bool {
+        let turn = index / max(1, block)
+        return (turn + turn / 2) % 2 == 0
     }
 }
 
@@ -203,29 +225,42 @@ enum Alternation {
 struct SideTimes {
     private var a: UInt64 = 0
     private var b: UInt64 = 0
+    /// How many steps (requests or waves) each side has taken: equal in turns of one, nearly so in blocks.
+    private var aSteps = 0
+    private var bSteps = 0
     private var failures = 0
 
     /// Adds `elapsed` to side A's time or to side B's, and `failures` failed requests.
     mutating func add(_ elapsed: UInt64, toA isA: Bool, failures: Int = 0) {
         if isA {
             a += elapsed
+            aSteps += 1
         } else {
             b += elapsed
+            bSteps += 1
         }
         self.failures += failures
     }
 
-    /// Calls per second of each side, each having made `requests` calls.
+    /// Calls per second of each side, the two having made `2 * requests` calls between them.
     func rates(requests: Int) -> (a: Double, b: Double) {
         if failures > 0 {
             print("fetch-bench: \(failures) of \(2 * requests) requests failed")
         }
-        return (Double(requests) / (Double(a) / 1e9), Double(requests) / (Double(b) / 1e9))
+        let (callsOfA, callsOfB) = calls(2 * requests)
+        return (callsOfA / (Double(a) / 1e9), callsOfB / (Double(b) / 1e9))
     }
 
-    /// Microseconds per call of each side, each having made `calls` calls.
-    func microsecondsPerCall(calls: Int) -> (a: Double, b: Double) {
-        (Double(a) / 1e3 / Double(calls), Double(b) / 1e3 / Double(calls))
+    /// Microseconds per call of each side, the two having made `2 * calls` calls between them.
+    func microsecondsPerCall(calls total: Int) -> (a: Double, b: Double) {
+        let (callsOfA, callsOfB) = calls(2 * total)
+        return (Double(a) / 1e3 / callsOfA, Double(b) / 1e3 / callsOfB)
+    }
+
+    /// `total` calls shared between the sides by the steps each took.
+    private func calls(_ total: Int) -> (a: Double, b: Double) {
+        let steps = Double(max(1, aSteps + bSteps))
+        return (Double(total) * Double(aSteps) / steps, Double(total) * Double(bSteps) / steps)
     }
 }
 

@@ -29,7 +29,8 @@
                 table.value("Session(transport: .curl)", "libcurl unavailable: \(error)")
                 return
             }
-            let url = server.url
+            // The payload: a few dozen bytes of JSON (here one item, 75 bytes), beside the same server's 1 KB.
+            let url = server.url.deletingLastPathComponent().appendingPathComponent("item-1")
             let request = Get(url: url)
             let curl: Side = { curlSession.perform(request, completion: $0) }
             let curlAsync: AsyncSide = { try await curlSession.perform(request) }
@@ -40,27 +41,29 @@
             _ = alternatingWaves(waves: 6, concurrency: 8, bareSide, handWritten)
 
             let name = server.name
+            // Turns of 10 requests or waves: libcurl against corelibs' URLSession (see `Alternation`).
+            let block = 10
             let sequential = paired(rounds: options.rounds) {
-                alternatingThroughput(pairs: options.requests, curl, handWritten)
+                alternatingThroughput(pairs: options.requests, block: block, curl, handWritten)
             }
             table.ratio(
                 "Session(.curl) callback vs URLSession dataTask + JSONDecoder + hop, sequential, \(name) (req/s)",
                 sequential, unit: "", target: .atLeast(4))
             let sequentialAsync = paired(rounds: options.rounds) {
-                alternatingAsyncThroughput(pairs: options.requests, curlAsync, platform)
+                alternatingAsyncThroughput(pairs: options.requests, block: block, curlAsync, platform)
             }
             table.ratio(
                 "Session(.curl) async vs URLSession.data(for:) + JSONDecoder, sequential, \(name) (req/s)",
                 sequentialAsync, unit: "", target: .atLeast(4))
             let waves = options.requests / 4
             let concurrent = paired(rounds: options.rounds) {
-                alternatingWaves(waves: waves, concurrency: 8, curl, handWritten)
+                alternatingWaves(waves: waves, concurrency: 8, block: block, curl, handWritten)
             }
             table.ratio(
                 "Session(.curl) callback vs URLSession dataTask + JSONDecoder + hop, 8 concurrent, \(name) (req/s)",
                 concurrent, unit: "", target: .atLeast(5))
             let concurrentAsync = paired(rounds: options.rounds) {
-                alternatingAsyncWaves(waves: waves, concurrency: 8, curlAsync, platform)
+                alternatingAsyncWaves(waves: waves, concurrency: 8, block: block, curlAsync, platform)
             }
             table.ratio(
                 "Session(.curl) async vs URLSession.data(for:) + JSONDecoder, 8 concurrent, \(name) (req/s)",
@@ -68,17 +71,19 @@
 
             // The limit: the same requests and decode on a bare multi loop, request by request and wave by wave.
             let limit = paired(rounds: options.rounds) {
-                alternatingThroughput(pairs: options.requests * 4, curl, bareSide)
+                alternatingThroughput(pairs: options.requests * 4, block: block, curl, bareSide)
             }
             table.ratio(
                 "Session(.curl) callback vs bare libcurl multi loop + JSONDecoder, sequential, \(name) (req/s)", limit,
                 unit: "", target: .atLeast(0.85))
             let concurrentLimit = paired(rounds: options.rounds) {
-                alternatingWaves(waves: waves * 4, concurrency: 8, curl, bareSide)
+                alternatingWaves(waves: waves * 4, concurrency: 8, block: block, curl, bareSide)
             }
             table.ratio(
                 "Session(.curl) callback vs bare libcurl multi loop + JSONDecoder, 8 concurrent, \(name) (req/s)",
                 concurrentLimit, unit: "", target: .atLeast(0.85))
+
+            wireRows(into: &table, options: options, url: url, name: name, handWritten: handWritten)
 
             if let cli = CurlCommandLine(url: url, count: options.quick ? 300 : 2_000) {
                 // The CLI decodes nothing: here the session only reads the body too (as `Data`).
@@ -105,11 +110,60 @@
             }
 
             let wide = paired(rounds: max(3, options.rounds / 3)) {
-                alternatingAsyncWaves(waves: max(4, options.requests / 16), concurrency: 64, curlAsync, platform)
+                alternatingAsyncWaves(
+                    waves: max(4, options.requests / 16), concurrency: 64, block: 2, curlAsync, platform)
             }
             table.ratio(
                 "Session(.curl) async vs URLSession.data(for:) + JSONDecoder, 64 concurrent, \(name) (req/s)", wide,
                 unit: "", target: nil)
+        }
+
+        /// The wire limit against the hand-written `URLSession` side, round by round: the highest ratio any client
+        /// reaches in this run, one request at a time and 8 at a time.
+        static func wireRows(
+            into table: inout Table,
+            options: Options,
+            url: URL,
+            name: String,
+            handWritten: @escaping Side
+        ) {
+            let wire: WireLoop
+            do {
+                wire = try WireLoop(url: url, connections: 8)
+            } catch {
+                table.value("Wire limit", "not measured: \(error)")
+                return
+            }
+            let sequential = paired(rounds: options.rounds) {
+                (
+                    wire.sequentialRate(requests: options.requests),
+                    sequentialRate(requests: options.requests, handWritten)
+                )
+            }
+            table.ratio(
+                "Wire limit (raw socket loop, no decode) vs URLSession dataTask + JSONDecoder + hop, sequential, \(name) (req/s)",
+                sequential, unit: "", target: nil)
+            let waves = options.requests / 4
+            let concurrent = paired(rounds: options.rounds) {
+                (wire.waveRate(waves: waves), waveRate(waves: waves, concurrency: 8, handWritten))
+            }
+            table.ratio(
+                "Wire limit (8 raw sockets, one thread, no decode) vs URLSession dataTask + JSONDecoder + hop, 8 concurrent, \(name) (req/s)",
+                concurrent, unit: "", target: nil)
+        }
+
+        /// Requests per second of `side` alone, in `waves` waves of `concurrency` requests.
+        static func waveRate(waves: Int, concurrency: Int, _ side: @escaping Side) -> Double {
+            let start = now()
+            for _ in 0..<waves {
+                let wave = DispatchGroup()
+                for _ in 0..<concurrency {
+                    wave.enter()
+                    side { _ in wave.leave() }
+                }
+                wave.wait()
+            }
+            return Double(waves * concurrency) / (Double(now() - start) / 1e9)
         }
 
         /// Requests per second of `side` alone, `requests` of them one after the other.

@@ -12,7 +12,7 @@ import Foundation
 /// still compares both sides over a real loopback connection (libcurl, sockets, keep-alive), not only in-process.
 ///
 /// It answers every request with a canned response shaped like nginx's (the same eight header fields): the 1 KB
-/// payload, or `/cacheable` with `Cache-Control: max-age=3600`. Each connection gets a thread that reads requests
+/// payload, `/item-1` (one item), `/items-1m`, or `/cacheable` with `Cache-Control: max-age=3600`. Each connection gets a thread that reads requests
 /// and writes answers with blocking calls; the machine's `URLSession` is far slower than this loop, so the server is
 /// not what the rows measure.
 final class LoopbackServer: @unchecked Sendable {
@@ -119,6 +119,7 @@ final class LoopbackServer: @unchecked Sendable {
 
     private static let itemsAnswer = makeAnswer(extraHeader: nil)
     private static let largeItemsAnswer = makeAnswer(body: Payload.large, extraHeader: nil)
+    private static let oneItemAnswer = makeAnswer(body: Payload.one, extraHeader: nil)
     private static let cacheableAnswer = makeAnswer(extraHeader: "Cache-Control: max-age=3600\r\n")
     private static let notFoundAnswer = Array(
         "HTTP/1.1 404 Not Found\r\nServer: fetch-bench\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n".utf8)
@@ -133,6 +134,7 @@ final class LoopbackServer: @unchecked Sendable {
         switch String(decoding: parts[1], as: UTF8.self) {
         case "/items-1k": return itemsAnswer
         case "/items-1m": return largeItemsAnswer
+        case "/item-1": return oneItemAnswer
         case "/cacheable": return cacheableAnswer
         default: return notFoundAnswer
         }
