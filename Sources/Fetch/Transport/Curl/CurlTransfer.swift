@@ -41,6 +41,8 @@
             self.call = call
             self.job = job
             self.easy = easy
+            // One allocation for a typical head, instead of growing (and rehashing) field by field.
+            headerFields.reserveCapacity(16)
         }
 
         // MARK: - Configuration
@@ -271,10 +273,9 @@
             }
             let name = trimmed(0..<colon)
             let value = trimmed((colon + 1)..<line.count)
-            if let existing = headerFields[name] {
+            // One lookup for a field's first line; a repeated field (rare) is joined with a second.
+            if let existing = headerFields.updateValue(value, forKey: name) {
                 headerFields[name] = existing + ", " + value
-            } else {
-                headerFields[name] = value
             }
         }
 
