@@ -1,5 +1,6 @@
 import FetchTesting
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -92,5 +93,26 @@ final class ChildTestRun: Sendable {
         }
         _ = try await outputEnded.first(timeout: .seconds(10))
         return Finished(status: status, output: lines.values.joined(separator: "\n"))
+    }
+
+    /// Whether this test is the child of a run of itself alone; if it is not, runs it so, in a process of its own
+    /// marked by `variable`, and records an issue unless that run passed within `timeout`.
+    ///
+    /// ```swift
+    /// guard try await ChildTestRun.isChild(running: "Suite/test", marking: "VARIABLE", within: .seconds(120)) else {
+    ///     return
+    /// }
+    /// // measured in a process of its own
+    /// ```
+    static func isChild(running filter: String, marking variable: String, within timeout: Duration) async throws
+        -> Bool
+    {
+        guard ProcessInfo.processInfo.environment[variable] != "1" else {
+            return true
+        }
+        let finished = try await ChildTestRun(filter: filter, environment: [variable: "1"]).finish(within: timeout)
+        #expect(finished.status == 0, "the run in a process of its own failed:\n\(finished.output)")
+        #expect(finished.output.contains("Test run with 1 test"), "the child ran no test:\n\(finished.output)")
+        return false
     }
 }
