@@ -14,11 +14,16 @@ import Foundation
 /// Responses kept in files in one directory, so that they outlive the process, bounded in bytes, evicting the least
 /// recently used first.
 ///
-/// **Files.** Each response is one file, `<SHA-256 of the key>.response`: a magic number, the metadata (status,
-/// headers, URL, `Vary` values, times) in a small binary layout, the body, and the SHA-256 of all of it. A file is
-/// written under a temporary name (`.<name>.<UUID>.tmp`) and renamed into place, so a reader sees a whole file or
-/// none. A file that is truncated, corrupt, of another format or another key is never served: it is removed when
-/// met. Files in the directory that are not the store's are removed when the store opens it; temporary files are
+/// **Files.** Each response is one file, `<hash of the key>.response` (32 hexadecimal digits: two ``ContentHash``es
+/// of the key): a magic number, the metadata (status, headers, URL, `Vary` values, times, freshness) in a small
+/// binary layout, the body, and a ``ContentHash`` of all of it (see ``encode(_:)``). A file is written under a
+/// temporary name (`.<name>.<UUID>.tmp`) and renamed into place, so a reader sees a whole file or none. A file that
+/// is truncated, corrupt, of another format or another key is never served: it is removed when met. The hash guards
+/// against damage (a cut write, a bad sector, a stray edit), not against someone who can write the directory: they
+/// could write a matching hash as well, as they could have written a matching SHA-256 before. Two keys whose names
+/// collide only replace each other's file, since the key stored in the file is compared on every read. Files in the
+/// directory that are not the store's are removed when the store opens it, among them the files of the previous
+/// format (`FETCHRS2`, named by the SHA-256 of the key), whose responses are then fetched again; temporary files are
 /// left alone for an hour, in case another process is writing them.
 ///
 /// **Recency.** Each store keeps an index of the files (size and last use) in memory, built from the directory when
@@ -53,7 +58,11 @@ final class DiskResponseStore: Sendable {
     private let lastUseDate = Locked(Date.distantPast)
 
     /// The files' first bytes, which say what they are and in which format.
-    private static let magic = Data("FETCHRS2".utf8)
+    private static let magic = Data("FETCHRS3".utf8)
+    /// The length of the file's last field, its ``ContentHash``.
+    private static var checksumLength: Int { 8 }
+    /// The hexadecimal digits of a file's name.
+    private static var nameDigits: Int { 32 }
     private static let suffix = ".response"
     private static let hexDigits = Set("0123456789abcdef".utf8)
     private static var rescanInterval: Int { 256 }
@@ -183,7 +192,7 @@ final class DiskResponseStore: Sendable {
                 continue
             }
             guard Self.isEntryName(name), let size = (attributes?[.size] as? NSNumber)?.intValue,
-                size >= Self.magic.count + 4 + 32
+                size >= Self.magic.count + 4 + Self.checksumLength
             else {
                 if attributes != nil {
                     try? files.removeItem(atPath: path)  // nil: removed meanwhile
@@ -231,13 +240,23 @@ final class DiskResponseStore: Sendable {
 
     // MARK: - Files
 
+    /// The name of the file for `key`: two ``ContentHash``es of it (128 bits), in hexadecimal, and the suffix. Not
+    /// SHA-256, which cost a few microseconds on every lookup.
     static func fileName(for key: String) -> String {
-        SHA256.hex(SHA256.hash(Data(key.utf8))) + suffix
+        let digits = Array("0123456789abcdef".utf8)
+        var name = [UInt8](repeating: 0, count: nameDigits)
+        for (half, seed) in [UInt64(1), 2].enumerated() {
+            let hash = ContentHash.hash(key, seed: seed)
+            for digit in 0..<16 {
+                name[half * 16 + digit] = digits[Int(truncatingIfNeeded: hash >> UInt64(60 - 4 * digit)) & 0x0f]
+            }
+        }
+        return String(decoding: name, as: UTF8.self) + suffix
     }
 
     private static func isEntryName(_ name: String) -> Bool {
-        name.hasSuffix(suffix) && name.utf8.count == 64 + suffix.utf8.count
-            && name.utf8.prefix(64).allSatisfy { Self.hexDigits.contains($0) }
+        name.hasSuffix(suffix) && name.utf8.count == nameDigits + suffix.utf8.count
+            && name.utf8.prefix(nameDigits).allSatisfy { Self.hexDigits.contains($0) }
     }
 
     /// The whole contents of the file at `path`, read with plain POSIX calls (`Data(contentsOf:)` and a separate
@@ -325,11 +344,17 @@ final class DiskResponseStore: Sendable {
         }
     }
 
-    /// The file for `response`: magic, metadata length (4 bytes, big-endian), metadata, body, SHA-256 of the rest.
+    /// The file for `response` (format `FETCHRS3`): magic, metadata length (4 bytes, big-endian), metadata, body,
+    /// and the ``ContentHash`` of all that (8 bytes, big-endian).
     ///
     /// The metadata is binary, not JSON: `JSONDecoder` was half of what a hit from disk cost. In order: the key, the
-    /// status, the headers, the URL, the `Vary` values, the request and response times, and the body's length, each
-    /// as ``MetadataWriter`` writes it.
+    /// status, the headers, the URL, the `Vary` values, the request and response times, the response's
+    /// ``ResponseFreshness`` (so that a hit parses neither `Cache-Control` nor dates: a change to how freshness is
+    /// worked out needs a new format), whether there is a body and its length, each as ``MetadataWriter`` writes it.
+    ///
+    /// The hash is not SHA-256 (`FETCHRS2`), which was a quarter of what a hit from disk cost: it detects any damage
+    /// within one 8-byte word for certain and other damage all but certainly, and a truncated file fails the length
+    /// checks before it.
     static func encode(_ response: StoredResponse) -> Data? {
         var metadata = MetadataWriter()
         metadata.string(response.key)
@@ -347,84 +372,106 @@ final class DiskResponseStore: Sendable {
         }
         metadata.date(response.requestTime)
         metadata.date(response.responseTime)
+        let freshness = response.freshness
+        metadata.flag(freshness.requiresRevalidation)
+        metadata.seconds(freshness.lifetime)
+        metadata.seconds(freshness.initialAge)
+        metadata.flag(freshness.forbidsStaleUse)
+        metadata.seconds(freshness.staleWhileRevalidate)
+        metadata.seconds(freshness.staleIfError)
         metadata.flag(response.data != nil)
         metadata.integer(response.data?.count ?? 0)
         guard metadata.bytes.count <= Int(UInt32.max) else {
             return nil
         }
         var contents = magic
-        contents.reserveCapacity(magic.count + 4 + metadata.bytes.count + (response.data?.count ?? 0) + 32)
+        contents.reserveCapacity(
+            magic.count + 4 + metadata.bytes.count + (response.data?.count ?? 0) + checksumLength)
         withUnsafeBytes(of: UInt32(metadata.bytes.count).bigEndian) { contents.append(contentsOf: $0) }
         contents.append(contentsOf: metadata.bytes)
         if let body = response.data {
             contents.append(body)
         }
-        contents.append(contentsOf: SHA256.hash(contents))
+        let checksum = contents.withUnsafeBytes { ContentHash.hash($0) }
+        withUnsafeBytes(of: checksum.bigEndian) { contents.append(contentsOf: $0) }
         return contents
     }
 
     /// The response in a file's contents, or `nil` when they are not a whole, intact file of this format.
     static func decode(_ contents: Data) -> StoredResponse? {
-        let contents = Data(contents)  // indices from 0
+        contents.withUnsafeBytes { decode(file: $0) }
+    }
+
+    private static func decode(file: UnsafeRawBufferPointer) -> StoredResponse? {
         let headerLength = magic.count + 4
-        guard contents.count >= headerLength + 32, contents.prefix(magic.count) == magic else {
+        guard file.count >= headerLength + checksumLength, file.prefix(magic.count).elementsEqual(magic) else {
             return nil
         }
-        let checked = contents.count - 32
-        guard SHA256.hash(contents.prefix(checked)) == Array(contents.suffix(32)) else {
+        let checked = file.count - checksumLength
+        let checksum = UInt64(bigEndian: file.loadUnaligned(fromByteOffset: checked, as: UInt64.self))
+        guard ContentHash.hash(UnsafeRawBufferPointer(rebasing: file[..<checked])) == checksum else {
             return nil
         }
-        let metadataLength = contents[magic.count..<headerLength].reduce(0) { $0 << 8 | Int($1) }
+        let metadataLength = Int(UInt32(bigEndian: file.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self)))
         guard metadataLength <= checked - headerLength else {
             return nil
         }
         let bodyStart = headerLength + metadataLength
-        return contents.withUnsafeBytes { buffer -> StoredResponse? in
-            var metadata = MetadataReader(UnsafeRawBufferPointer(rebasing: buffer[headerLength..<bodyStart]))
-            guard let key = metadata.string(), let status = metadata.integer(), let headerCount = metadata.count()
-            else {
-                return nil
-            }
-            var headers: [String: String] = [:]
-            headers.reserveCapacity(headerCount)
-            for _ in 0..<headerCount {
-                guard let name = metadata.string(), let value = metadata.string() else {
-                    return nil
-                }
-                headers[name] = value
-            }
-            guard let url = metadata.optionalString(), let varyCount = metadata.count() else {
-                return nil
-            }
-            var varyingValues: [String: String?] = [:]
-            for _ in 0..<varyCount {
-                guard let name = metadata.string(), let value = metadata.optionalString() else {
-                    return nil
-                }
-                varyingValues[name] = value
-            }
-            guard let requestTime = metadata.date(), let responseTime = metadata.date(),
-                let hasBody = metadata.flag(), let bodyLength = metadata.integer(), metadata.isAtEnd,
-                checked - bodyStart == bodyLength, hasBody || bodyLength == 0
-            else {
-                return nil
-            }
-            return StoredResponse(
-                key: key,
-                status: status,
-                headers: headers,
-                data: hasBody ? Data(buffer[bodyStart..<checked]) : nil,
-                url: url.flatMap(URL.init(string:)),
-                varyingValues: varyingValues,
-                requestTime: requestTime,
-                responseTime: responseTime
-            )
+        var metadata = MetadataReader(UnsafeRawBufferPointer(rebasing: file[headerLength..<bodyStart]))
+        guard let key = metadata.string(), let status = metadata.integer(), let headerCount = metadata.count() else {
+            return nil
         }
+        var headers: [String: String] = [:]
+        headers.reserveCapacity(headerCount)
+        for _ in 0..<headerCount {
+            guard let name = metadata.string(), let value = metadata.string() else {
+                return nil
+            }
+            headers[name] = value
+        }
+        guard let url = metadata.optionalString(), let varyCount = metadata.count() else {
+            return nil
+        }
+        var varyingValues: [String: String?] = [:]
+        for _ in 0..<varyCount {
+            guard let name = metadata.string(), let value = metadata.optionalString() else {
+                return nil
+            }
+            varyingValues[name] = value
+        }
+        guard let requestTime = metadata.date(), let responseTime = metadata.date(),
+            let requiresRevalidation = metadata.flag(), let lifetime = metadata.seconds(),
+            let initialAge = metadata.seconds(), let forbidsStaleUse = metadata.flag(),
+            let staleWhileRevalidate = metadata.seconds(), let staleIfError = metadata.seconds(),
+            let hasBody = metadata.flag(), let bodyLength = metadata.integer(), metadata.isAtEnd,
+            checked - bodyStart == bodyLength, hasBody || bodyLength == 0
+        else {
+            return nil
+        }
+        return StoredResponse(
+            key: key,
+            status: status,
+            headers: headers,
+            data: hasBody ? Data(file[bodyStart..<checked]) : nil,
+            url: url.flatMap(URL.init(string:)),
+            varyingValues: varyingValues,
+            requestTime: requestTime,
+            responseTime: responseTime,
+            freshness: ResponseFreshness(
+                requiresRevalidation: requiresRevalidation,
+                lifetime: lifetime,
+                initialAge: initialAge,
+                forbidsStaleUse: forbidsStaleUse,
+                staleWhileRevalidate: staleWhileRevalidate,
+                staleIfError: staleIfError
+            )
+        )
     }
 }
 
-/// Writes a file's metadata: strings as a 4-byte big-endian length and UTF-8, integers and dates as 8 bytes
-/// big-endian (a date as the bits of its `timeIntervalSinceReferenceDate`), flags as one byte.
+/// Writes a file's metadata: strings as a 4-byte big-endian length and UTF-8, integers, seconds and dates as 8 bytes
+/// big-endian (seconds as the bits of the `Double`, a date as those of its `timeIntervalSinceReferenceDate`), flags
+/// as one byte.
 private struct MetadataWriter {
     var bytes: [UInt8] = []
 
@@ -452,8 +499,12 @@ private struct MetadataWriter {
         }
     }
 
+    mutating func seconds(_ value: TimeInterval) {
+        withUnsafeBytes(of: value.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
     mutating func date(_ value: Date) {
-        withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+        seconds(value.timeIntervalSinceReferenceDate)
     }
 }
 
@@ -502,7 +553,7 @@ private struct MetadataReader {
         guard let length = count(), let bytes = take(length) else {
             return nil
         }
-        // The file's SHA-256 has been checked, so these are the bytes a String gave the writer.
+        // The file's hash has been checked, so these are the bytes a String gave the writer.
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -514,8 +565,12 @@ private struct MetadataReader {
         }
     }
 
+    mutating func seconds() -> TimeInterval? {
+        bigEndian(8).map { Double(bitPattern: $0) }
+    }
+
     mutating func date() -> Date? {
-        bigEndian(8).map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }
+        seconds().map { Date(timeIntervalSinceReferenceDate: $0) }
     }
 }
 
