@@ -27,8 +27,10 @@ import Foundation
 /// left alone for an hour, in case another process is writing them.
 ///
 /// **Recency.** Each store keeps an index of the files (size and last use) in memory, built from the directory when
-/// it opens (last use is the file's modification date, which every hit and write refreshes) and kept up to date by
-/// its own reads and writes.
+/// it opens (last use is the file's modification date) and kept up to date by its own reads and writes, exactly. A
+/// write gives the file the date of its use, and so does a hit, but at most once per ``useMarkInterval`` per file (a
+/// `futimens` costs a few microseconds, as much as the rest of the file system's work for a hit): on disk, and so
+/// for another store or after a restart, the order of uses is the order of their dates to within that interval.
 ///
 /// **Several stores on one directory** (two performers, two processes) do not corrupt each other: writes are whole
 /// files renamed into place (the last writer of a key wins), reads tolerate a file that vanishes or changes between
@@ -40,6 +42,8 @@ final class DiskResponseStore: Sendable {
     private struct Entry {
         var size: Int
         var lastUse: UInt64
+        /// The modification date this store last saw the file have or gave it.
+        var marked: Date
     }
 
     private struct Index {
@@ -57,7 +61,7 @@ final class DiskResponseStore: Sendable {
     /// The last modification date this store gave a file (see `nextUseDate()`).
     private let lastUseDate = Locked(Date.distantPast)
 
-    /// The files' first bytes, which say what they are and in which format.
+    /// The files' first bytes, which say what they are and in which format (eight, read as one word).
     private static let magic = Data("FETCHRS3".utf8)
     /// The length of the file's last field, its ``ContentHash``.
     private static var checksumLength: Int { 8 }
@@ -67,6 +71,8 @@ final class DiskResponseStore: Sendable {
     private static let hexDigits = Set("0123456789abcdef".utf8)
     private static var rescanInterval: Int { 256 }
     private static var temporaryFileLifetime: TimeInterval { 3600 }
+    /// How often at most a hit gives a file the date of its use, per file and store.
+    static var useMarkInterval: TimeInterval { 1 }
 
     /// Opens (creating it if needed) the store in `directory`, which should be the store's own.
     ///
@@ -95,12 +101,19 @@ final class DiskResponseStore: Sendable {
         let name = Self.fileName(for: key)
         // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file, on every hit.
         let file = directoryPath + "/" + name
-        // The file's modification date records the use, for evictions after a restart.
-        guard let contents = Self.readWhole(file, markingUseAt: nextUseDate()) else {
+        // The file's modification date records the use, for evictions after a restart or by another store, unless
+        // it did less than `useMarkInterval` ago.
+        let now = Date()
+        let marks = index.withLock { index in
+            // A date in the future (the clock went back) is replaced as well.
+            index.entries[name].map { !(0..<Self.useMarkInterval).contains(now.timeIntervalSince($0.marked)) } ?? true
+        }
+        let used = marks ? nextUseDate(now) : nil
+        guard let contents = Self.readWhole(file, markingUseAt: used) else {
             index.withLock { forget(name, in: &$0) }
             return nil
         }
-        guard let response = Self.decode(contents), response.key == key else {
+        guard let response = Self.decode(contents, reusing: request.url), response.key == key else {
             try? FileManager.default.removeItem(atPath: file)  // nil: another store removed it first
             index.withLock { forget(name, in: &$0) }
             return nil
@@ -109,16 +122,17 @@ final class DiskResponseStore: Sendable {
             // Another store may have written this file since this one last saw it.
             index.uses += 1
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
-            index.entries[name] = Entry(size: contents.count, lastUse: index.uses)
+            let marked = used ?? index.entries[name]?.marked ?? now
+            index.entries[name] = Entry(size: contents.count, lastUse: index.uses, marked: marked)
         }
         return response.varies(from: request) ? nil : response
     }
 
-    /// The modification date to give a file just used: now, and always later than the last one this store gave, so
-    /// that uses within the file system's clock resolution (or the same millisecond) keep their order on disk.
-    private func nextUseDate() -> Date {
+    /// The modification date to give a file used `now`: `now`, or later than the last one this store gave, so that
+    /// uses within the file system's clock resolution (or the same millisecond) keep their order on disk.
+    private func nextUseDate(_ now: Date = Date()) -> Date {
         lastUseDate.withLock { last in
-            last = max(Date(), last.addingTimeInterval(0.001))
+            last = max(now, last.addingTimeInterval(0.001))
             return last
         }
     }
@@ -135,8 +149,9 @@ final class DiskResponseStore: Sendable {
             return
         }
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        let used = nextUseDate()
         do {
-            try Self.writeNewFile(temporary, contents: contents, used: nextUseDate())
+            try Self.writeNewFile(temporary, contents: contents, used: used)
             try Self.replace(directory.appendingPathComponent(name), with: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)  // nil: it was never created
@@ -145,7 +160,7 @@ final class DiskResponseStore: Sendable {
         let rescan = index.withLock { index -> Bool in
             index.uses += 1
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
-            index.entries[name] = Entry(size: contents.count, lastUse: index.uses)
+            index.entries[name] = Entry(size: contents.count, lastUse: index.uses, marked: used)
             index.writesSinceScan += 1
             return index.writesSinceScan >= Self.rescanInterval
         }
@@ -204,7 +219,7 @@ final class DiskResponseStore: Sendable {
         var index = Index()
         for file in found.sorted(by: { $0.modified < $1.modified }) {
             index.uses += 1
-            index.entries[file.name] = Entry(size: file.size, lastUse: index.uses)
+            index.entries[file.name] = Entry(size: file.size, lastUse: index.uses, marked: file.modified)
             index.bytes += file.size
         }
         return index
@@ -215,8 +230,12 @@ final class DiskResponseStore: Sendable {
         var result = Index()
         result.uses = current.uses
         for (name, entry) in scanned.entries {
-            let lastUse = current.entries[name]?.lastUse ?? entry.lastUse
-            result.entries[name] = Entry(size: entry.size, lastUse: lastUse)
+            var merged = entry
+            if let known = current.entries[name] {
+                merged.lastUse = known.lastUse
+                merged.marked = max(known.marked, entry.marked)
+            }
+            result.entries[name] = merged
             result.bytes += entry.size
         }
         return result
@@ -243,15 +262,20 @@ final class DiskResponseStore: Sendable {
     /// The name of the file for `key`: two ``ContentHash``es of it (128 bits), in hexadecimal, and the suffix. Not
     /// SHA-256, which cost a few microseconds on every lookup.
     static func fileName(for key: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var name = [UInt8](repeating: 0, count: nameDigits)
-        for (half, seed) in [UInt64(1), 2].enumerated() {
-            let hash = ContentHash.hash(key, seed: seed)
-            for digit in 0..<16 {
-                name[half * 16 + digit] = digits[Int(truncatingIfNeeded: hash >> UInt64(60 - 4 * digit)) & 0x0f]
+        let hashes = (ContentHash.hash(key, seed: 1), ContentHash.hash(key, seed: 2))
+        return String(unsafeUninitializedCapacity: nameDigits + suffix.utf8.count) { name in
+            for digit in 0..<nameDigits {
+                let hash = digit < 16 ? hashes.0 : hashes.1
+                let nibble = Int(truncatingIfNeeded: hash &>> UInt64(60 &- 4 &* (digit & 15))) & 0x0f
+                name[digit] = nibble < 10 ? UInt8(ascii: "0") &+ UInt8(nibble) : UInt8(ascii: "a") &+ UInt8(nibble - 10)
             }
+            var end = nameDigits
+            for byte in suffix.utf8 {
+                name[end] = byte
+                end += 1
+            }
+            return end
         }
-        return String(decoding: name, as: UTF8.self) + suffix
     }
 
     private static func isEntryName(_ name: String) -> Bool {
@@ -261,9 +285,9 @@ final class DiskResponseStore: Sendable {
 
     /// The whole contents of the file at `path`, read with plain POSIX calls (`Data(contentsOf:)` and a separate
     /// `FileManager.setAttributes` cost several times more on Linux, on every hit from disk), with the file's
-    /// modification date set to `used` through the same descriptor, best effort. `nil` when there is no such file,
-    /// or it cannot be read whole.
-    private static func readWhole(_ path: String, markingUseAt used: Date) -> Data? {
+    /// modification date set to `used`, if given, through the same descriptor, best effort. `nil` when there is no
+    /// such file, or it cannot be read whole.
+    private static func readWhole(_ path: String, markingUseAt used: Date?) -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             return nil
@@ -295,7 +319,9 @@ final class DiskResponseStore: Sendable {
         guard isWhole else {
             return nil
         }
-        markUse(of: descriptor, at: used)
+        if let used {
+            markUse(of: descriptor, at: used)
+        }
         return contents
     }
 
@@ -398,13 +424,20 @@ final class DiskResponseStore: Sendable {
     }
 
     /// The response in a file's contents, or `nil` when they are not a whole, intact file of this format.
-    static func decode(_ contents: Data) -> StoredResponse? {
-        contents.withUnsafeBytes { decode(file: $0) }
+    ///
+    /// - Parameters:
+    ///   - contents: The file's bytes.
+    ///   - knownURL: A URL to use as the response's when it is the one stored (usually the request's), rather than
+    ///     parsing the stored one again.
+    static func decode(_ contents: Data, reusing knownURL: URL? = nil) -> StoredResponse? {
+        contents.withUnsafeBytes { decode(file: $0, reusing: knownURL) }
     }
 
-    private static func decode(file: UnsafeRawBufferPointer) -> StoredResponse? {
+    private static func decode(file: UnsafeRawBufferPointer, reusing knownURL: URL?) -> StoredResponse? {
         let headerLength = magic.count + 4
-        guard file.count >= headerLength + checksumLength, file.prefix(magic.count).elementsEqual(magic) else {
+        guard file.count >= headerLength + checksumLength,
+            file.loadUnaligned(as: UInt64.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) })
+        else {
             return nil
         }
         let checked = file.count - checksumLength
@@ -429,7 +462,7 @@ final class DiskResponseStore: Sendable {
             }
             headers[name] = value
         }
-        guard let url = metadata.optionalString(), let varyCount = metadata.count() else {
+        guard let urlString = metadata.optionalString(), let varyCount = metadata.count() else {
             return nil
         }
         var varyingValues: [String: String?] = [:]
@@ -448,12 +481,18 @@ final class DiskResponseStore: Sendable {
         else {
             return nil
         }
+        let url: URL?
+        if let knownURL, knownURL.baseURL == nil, knownURL.relativeString == urlString {
+            url = knownURL
+        } else {
+            url = urlString.flatMap(URL.init(string:))
+        }
         return StoredResponse(
             key: key,
             status: status,
             headers: headers,
-            data: hasBody ? Data(file[bodyStart..<checked]) : nil,
-            url: url.flatMap(URL.init(string:)),
+            data: hasBody ? file.baseAddress.map { Data(bytes: $0 + bodyStart, count: bodyLength) } ?? Data() : nil,
+            url: url,
             varyingValues: varyingValues,
             requestTime: requestTime,
             responseTime: responseTime,
