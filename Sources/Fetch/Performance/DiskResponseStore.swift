@@ -429,6 +429,7 @@ final class DiskResponseStore: Sendable {
     ///   - contents: The file's bytes.
     ///   - knownURL: A URL to use as the response's when it is the one stored (usually the request's), rather than
     ///     parsing the stored one again.
+    /// - Returns: The stored response, or `nil`.
     static func decode(_ contents: Data, reusing knownURL: URL? = nil) -> StoredResponse? {
         contents.withUnsafeBytes { decode(file: $0, reusing: knownURL) }
     }
