@@ -55,7 +55,11 @@ final class DiskResponseStore: Sendable {
 
     /// The directory that holds the files.
     let directory: URL
-    private let directoryPath: String
+    /// The directory's path and a slash, which a file's name completes.
+    private let directoryPrefix: String
+    /// The directory, open, so that a hit opens its file relative to it (`openat`) without the kernel walking the
+    /// whole path again; -1 when it could not be opened.
+    private let directoryDescriptor: Int32
     private let limit: Int
     private let index = Locked(Index())
     /// The last modification date this store gave a file (see `nextUseDate()`).
@@ -79,13 +83,20 @@ final class DiskResponseStore: Sendable {
     /// - Throws: The file system's error when the directory cannot be created or listed.
     init(directory: URL, limit: Int) throws {
         self.directory = directory
-        self.directoryPath = directory.path
+        self.directoryPrefix = directory.path + "/"
         self.limit = limit
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         let scanned = try scan()
         index.withLock { index in
             index = scanned
             evict(&index)
+        }
+    }
+
+    deinit {
+        if directoryDescriptor >= 0 {
+            close(directoryDescriptor)
         }
     }
 
@@ -99,33 +110,63 @@ final class DiskResponseStore: Sendable {
 
     func response(for key: String, matching request: URLRequest) -> StoredResponse? {
         let name = Self.fileName(for: key)
-        // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file, on every hit.
-        let file = directoryPath + "/" + name
-        // The file's modification date records the use, for evictions after a restart or by another store, unless
-        // it did less than `useMarkInterval` ago.
         let now = Date()
-        let marks = index.withLock { index in
-            // A date in the future (the clock went back) is replaced as well.
-            index.entries[name].map { !(0..<Self.useMarkInterval).contains(now.timeIntervalSince($0.marked)) } ?? true
-        }
-        let used = marks ? nextUseDate(now) : nil
-        guard let contents = Self.readWhole(file, markingUseAt: used) else {
+        let known = index.withLock { $0.entries[name] }
+        let descriptor = openEntry(name)
+        guard descriptor >= 0 else {
             index.withLock { forget(name, in: &$0) }
             return nil
         }
-        guard let response = Self.decode(contents, reusing: request.url), response.key == key else {
-            try? FileManager.default.removeItem(atPath: file)  // nil: another store removed it first
+        defer { close(descriptor) }
+        // One read of the size the index knows and a byte more (which notices a longer file) spares an `fstat`. A
+        // file that does not decode so is read again, whole, with the size `fstat` gives, before it counts as
+        // damaged: a read may return less than asked on some file systems.
+        var contents = known.flatMap { Self.read(descriptor, upTo: $0.size + 1) }
+        var response = contents.flatMap { Self.decode($0, key: key, url: request.url) }
+        if response == nil {
+            contents = Self.readWhole(descriptor)
+            guard let contents else {
+                index.withLock { forget(name, in: &$0) }
+                return nil
+            }
+            response = Self.decode(contents, key: key, url: request.url)
+        }
+        guard let response, let contents, response.key == key else {
+            removeFile(name)
             index.withLock { forget(name, in: &$0) }
             return nil
+        }
+        // The file's modification date records the use, for evictions after a restart or by another store, unless
+        // it did less than `useMarkInterval` ago (or is in the future: the clock went back).
+        var marked = known?.marked ?? now
+        if !(0..<Self.useMarkInterval).contains(now.timeIntervalSince(marked)) {
+            marked = nextUseDate(now)
+            Self.markUse(of: descriptor, at: marked)
         }
         index.withLock { index in
             // Another store may have written this file since this one last saw it.
             index.uses += 1
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
-            let marked = used ?? index.entries[name]?.marked ?? now
             index.entries[name] = Entry(size: contents.count, lastUse: index.uses, marked: marked)
         }
         return response.varies(from: request) ? nil : response
+    }
+
+    /// The file `name` opened for reading, relative to the open directory; by its path when the directory could not
+    /// be opened or does not have it (it may have been replaced since). -1 when there is no such file.
+    private func openEntry(_ name: String) -> Int32 {
+        if directoryDescriptor >= 0 {
+            let descriptor = openat(directoryDescriptor, name, O_RDONLY | O_CLOEXEC)
+            guard descriptor < 0, errno == ENOENT else {
+                return descriptor
+            }
+        }
+        // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file.
+        return open(directoryPrefix + name, O_RDONLY | O_CLOEXEC)
+    }
+
+    private func removeFile(_ name: String) {
+        try? FileManager.default.removeItem(atPath: directoryPrefix + name)  // nil: another store removed it first
     }
 
     /// The modification date to give a file used `now`: `now`, or later than the last one this store gave, so that
@@ -283,16 +324,30 @@ final class DiskResponseStore: Sendable {
             && name.utf8.prefix(nameDigits).allSatisfy { Self.hexDigits.contains($0) }
     }
 
-    /// The whole contents of the file at `path`, read with plain POSIX calls (`Data(contentsOf:)` and a separate
-    /// `FileManager.setAttributes` cost several times more on Linux, on every hit from disk), with the file's
-    /// modification date set to `used`, if given, through the same descriptor, best effort. `nil` when there is no
-    /// such file, or it cannot be read whole.
-    private static func readWhole(_ path: String, markingUseAt used: Date?) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+    /// The first bytes of the open file, up to `capacity`, in one `pread`; `nil` when it fails or fills `capacity`
+    /// (the file may be longer). Plain POSIX calls: `Data(contentsOf:)` costs several times more on Linux, on every
+    /// hit from disk.
+    private static func read(_ descriptor: Int32, upTo capacity: Int) -> Data? {
+        var contents = Data(count: capacity)
+        let count = contents.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else {
+                return -1
+            }
+            var count = pread(descriptor, base, capacity, 0)
+            while count < 0, errno == EINTR {
+                count = pread(descriptor, base, capacity, 0)
+            }
+            return count
+        }
+        guard count >= 0, count < capacity else {
             return nil
         }
-        defer { close(descriptor) }
+        contents.count = count
+        return contents
+    }
+
+    /// The whole contents of the open file, of the size `fstat` gives; `nil` when it cannot be read whole.
+    private static func readWhole(_ descriptor: Int32) -> Data? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_size >= 0, status.st_size <= Int.max else {
             return nil
@@ -305,7 +360,7 @@ final class DiskResponseStore: Sendable {
             }
             var done = 0
             while done < size {
-                let count = read(descriptor, base + done, size - done)
+                let count = pread(descriptor, base + done, size - done, off_t(done))
                 if count < 0, errno == EINTR {
                     continue
                 }
@@ -316,13 +371,7 @@ final class DiskResponseStore: Sendable {
             }
             return true
         }
-        guard isWhole else {
-            return nil
-        }
-        if let used {
-            markUse(of: descriptor, at: used)
-        }
-        return contents
+        return isWhole ? contents : nil
     }
 
     /// Sets the access and modification dates of the open file to `date`, best effort: they only order evictions
@@ -427,14 +476,18 @@ final class DiskResponseStore: Sendable {
     ///
     /// - Parameters:
     ///   - contents: The file's bytes.
+    ///   - knownKey: The key the caller expects, used as the response's when it is the one stored rather than making
+    ///     a string of the stored bytes.
     ///   - knownURL: A URL to use as the response's when it is the one stored (usually the request's), rather than
     ///     parsing the stored one again.
     /// - Returns: The stored response, or `nil`.
-    static func decode(_ contents: Data, reusing knownURL: URL? = nil) -> StoredResponse? {
-        contents.withUnsafeBytes { decode(file: $0, reusing: knownURL) }
+    static func decode(_ contents: Data, key knownKey: String? = nil, url knownURL: URL? = nil) -> StoredResponse? {
+        contents.withUnsafeBytes { decode(file: $0, key: knownKey, url: knownURL) }
     }
 
-    private static func decode(file: UnsafeRawBufferPointer, reusing knownURL: URL?) -> StoredResponse? {
+    private static func decode(file: UnsafeRawBufferPointer, key knownKey: String?, url knownURL: URL?)
+        -> StoredResponse?
+    {
         let headerLength = magic.count + 4
         guard file.count >= headerLength + checksumLength,
             file.loadUnaligned(as: UInt64.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) })
@@ -452,7 +505,10 @@ final class DiskResponseStore: Sendable {
         }
         let bodyStart = headerLength + metadataLength
         var metadata = MetadataReader(UnsafeRawBufferPointer(rebasing: file[headerLength..<bodyStart]))
-        guard let key = metadata.string(), let status = metadata.integer(), let headerCount = metadata.count() else {
+        let knownURLString = knownURL.flatMap { $0.baseURL == nil ? $0.relativeString : nil }
+        guard let key = metadata.string(reusing: knownKey), let status = metadata.integer(),
+            let headerCount = metadata.count()
+        else {
             return nil
         }
         var headers: [String: String] = [:]
@@ -463,7 +519,7 @@ final class DiskResponseStore: Sendable {
             }
             headers[name] = value
         }
-        guard let urlString = metadata.optionalString(), let varyCount = metadata.count() else {
+        guard let urlString = metadata.optionalString(reusing: knownURLString), let varyCount = metadata.count() else {
             return nil
         }
         var varyingValues: [String: String?] = [:]
@@ -483,7 +539,7 @@ final class DiskResponseStore: Sendable {
             return nil
         }
         let url: URL?
-        if let knownURL, knownURL.baseURL == nil, knownURL.relativeString == urlString {
+        if let knownURL, let knownURLString, urlString == knownURLString {
             url = knownURL
         } else {
             url = urlString.flatMap(URL.init(string:))
@@ -589,18 +645,30 @@ private struct MetadataReader {
         }
     }
 
-    mutating func string() -> String? {
+    /// A string; `known` itself when it has the same bytes, which spares making a new one.
+    mutating func string(reusing known: String? = nil) -> String? {
         guard let length = count(), let bytes = take(length) else {
             return nil
+        }
+        if var known, known.utf8.count == length {
+            let isSame = known.withUTF8 { knownBytes in
+                guard let knownBase = knownBytes.baseAddress, let base = bytes.baseAddress else {
+                    return length == 0
+                }
+                return memcmp(knownBase, base, length) == 0
+            }
+            if isSame {
+                return known
+            }
         }
         // The file's hash has been checked, so these are the bytes a String gave the writer.
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    mutating func optionalString() -> String?? {
+    mutating func optionalString(reusing known: String? = nil) -> String?? {
         switch flag() {
         case false: .some(nil)
-        case true: string().map { .some($0) }
+        case true: string(reusing: known).map { .some($0) }
         default: nil
         }
     }
