@@ -61,6 +61,8 @@ final class DiskResponseStore: Sendable {
     /// whole path again; -1 when it could not be opened.
     private let directoryDescriptor: Int32
     private let limit: Int
+    /// How often at most a hit gives a file the date of its use, per file and store.
+    let useMarkInterval: TimeInterval
     private let index = Locked(Index())
     /// The last modification date this store gave a file (see `nextUseDate()`).
     private let lastUseDate = Locked(Date.distantPast)
@@ -75,16 +77,19 @@ final class DiskResponseStore: Sendable {
     private static let hexDigits = Set("0123456789abcdef".utf8)
     private static var rescanInterval: Int { 256 }
     private static var temporaryFileLifetime: TimeInterval { 3600 }
-    /// How often at most a hit gives a file the date of its use, per file and store.
-    static var useMarkInterval: TimeInterval { 1 }
 
     /// Opens (creating it if needed) the store in `directory`, which should be the store's own.
     ///
+    /// - Parameters:
+    ///   - directory: The directory of the files.
+    ///   - limit: The most bytes of files the store keeps.
+    ///   - useMarkInterval: How often at most a hit gives a file the date of its use. The default is a second.
     /// - Throws: The file system's error when the directory cannot be created or listed.
-    init(directory: URL, limit: Int) throws {
+    init(directory: URL, limit: Int, useMarkInterval: TimeInterval = 1) throws {
         self.directory = directory
         self.directoryPrefix = directory.path + "/"
         self.limit = limit
+        self.useMarkInterval = useMarkInterval
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         let scanned = try scan()
@@ -139,7 +144,7 @@ final class DiskResponseStore: Sendable {
         // The file's modification date records the use, for evictions after a restart or by another store, unless
         // it did less than `useMarkInterval` ago (or is in the future: the clock went back).
         var marked = known?.marked ?? now
-        if !(0..<Self.useMarkInterval).contains(now.timeIntervalSince(marked)) {
+        if !(0..<useMarkInterval).contains(now.timeIntervalSince(marked)) {
             marked = nextUseDate(now)
             Self.markUse(of: descriptor, at: marked)
         }
