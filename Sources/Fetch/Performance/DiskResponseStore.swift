@@ -143,7 +143,7 @@ final class DiskResponseStore: Sendable {
         }
         // The file's modification date records the use, for evictions after a restart or by another store, unless
         // it did less than `useMarkInterval` ago (or is in the future: the clock went back).
-        var marked = known?.marked ?? now
+        var marked = known?.marked ?? .distantPast  // a file this store has not seen (another wrote it) is marked
         if !(0..<useMarkInterval).contains(now.timeIntervalSince(marked)) {
             marked = nextUseDate(now)
             Self.markUse(of: descriptor, at: marked)

@@ -167,6 +167,17 @@ import Testing
         #expect(abs(try modificationDate(file).timeIntervalSince(earlier)) < 1, "marked less than 600 s ago")
     }
 
+    @Test func aHitMarksAFileAnotherStoreWroteSinceThisOneOpened() throws {
+        let reader = try store(useMarkInterval: 600)
+        try store().insert(StoredResponses.make("/users/10"))
+        let file = entryFile("/users/10")
+        try setModificationDate(file, Date().addingTimeInterval(-3600))
+
+        let before = Date()
+        #expect(try lookUp("/users/10", in: reader) != nil)
+        #expect(try modificationDate(file) >= before.addingTimeInterval(-1))
+    }
+
     @Test func aHitAfterARestartKeepsTheFileOverOnesUsedBefore() throws {
         let size = try #require(DiskResponseStore.encode(StoredResponses.make("/a"))).count
         let first = try store()
