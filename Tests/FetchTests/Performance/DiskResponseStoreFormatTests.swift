@@ -193,4 +193,61 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: entryFile("/a").path))
         #expect(!FileManager.default.fileExists(atPath: entryFile("/b").path))
     }
+
+    @Test func aKeptFileReplacedOrRemovedByAnotherStoreIsNotServed() throws {
+        let reader = try store()
+        reader.insert(StoredResponses.make("/users/11", body: "aaaa"))
+        #expect(try lookUp("/users/11", in: reader)?.data == Data("aaaa".utf8))
+
+        // The same size, so that only the file's identity tells the old from the new.
+        try store().insert(StoredResponses.make("/users/11", body: "bbbb"))
+        #expect(try lookUp("/users/11", in: reader)?.data == Data("bbbb".utf8))
+
+        try store().remove("https://api.example.com/users/11")
+        #expect(try lookUp("/users/11", in: reader) == nil)
+        #expect(reader.count == 0)
+    }
+
+    /// The descriptors this process holds on files in the store's directory (Linux: /proc/self/fd).
+    func openFilesInDirectory() throws -> Int {
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        let prefix = directory.url.resolvingSymlinksInPath().path + "/"
+        return descriptors.filter { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return target?.hasPrefix(prefix) == true  // nil: closed meanwhile, or not a link
+        }.count
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "reads /proc/self/fd (Linux)"))
+    func keptFilesAreBoundedAndClosedWhenRemovedEvictedOrTheStoreEnds() throws {
+        let size = try #require(DiskResponseStore.encode(StoredResponses.make("/files/10"))).count
+        do {
+            let store = try store(limit: size * 20)
+            for index in 0..<12 {
+                store.insert(StoredResponses.make("/files/\(index + 10)"))
+                #expect(try lookUp("/files/\(index + 10)", in: store) != nil)
+            }
+            #expect(try openFilesInDirectory() == 8)
+
+            store.remove("https://api.example.com/files/21")
+            #expect(try openFilesInDirectory() == 7)
+            // Twenty more files evict the eleven looked up, and close those kept open.
+            for index in 0..<20 {
+                store.insert(StoredResponses.make("/more/\(index)"))
+            }
+            #expect(store.count == 20)
+            #expect(!FileManager.default.fileExists(atPath: entryFile("/files/20").path))
+            #expect(try openFilesInDirectory() == 0)
+
+            #expect(try lookUp("/more/0", in: store) != nil)
+            #expect(try openFilesInDirectory() == 1)
+            store.removeAll()
+            #expect(try openFilesInDirectory() == 0)
+
+            store.insert(StoredResponses.make("/last"))
+            #expect(try lookUp("/last", in: store) != nil)
+            #expect(try openFilesInDirectory() == 1)
+        }
+        #expect(try openFilesInDirectory() == 0, "the store closed its files when it ended")
+    }
 }
