@@ -97,19 +97,17 @@ struct StoredResponse: Sendable {
         (data?.count ?? 0) + headers.reduce(256) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 
-    /// Whether each use needs revalidation: `Cache-Control: no-cache`, or no freshness information at all.
-    let requiresRevalidation: Bool
-    /// How long the response is fresh after it was generated: `max-age`, else `Expires` minus `Date`, else 0.
-    let freshnessLifetime: TimeInterval
-    /// The response's age when it arrived (RFC 9111 §4.2.3), from `Date` and `Age`.
-    let initialAge: TimeInterval
-    /// `must-revalidate` or `no-cache`: once stale, the response must not be served without revalidation, even
-    /// under `stale-while-revalidate` or `stale-if-error` (RFC 9111 §4.2.4).
-    let forbidsStaleUse: Bool
-    /// `stale-while-revalidate`, in seconds; 0 when absent.
-    let staleWhileRevalidate: TimeInterval
-    /// `stale-if-error`, in seconds; 0 when absent.
-    let staleIfError: TimeInterval
+    /// What the headers and times say about the response's freshness, worked out once so that a hit parses no
+    /// header (and kept in the disk store's files, so that a hit from disk does not either).
+    let freshness: ResponseFreshness
+
+    // The parts of `freshness`, by the names the cache's rules use.
+    var requiresRevalidation: Bool { freshness.requiresRevalidation }
+    var freshnessLifetime: TimeInterval { freshness.lifetime }
+    var initialAge: TimeInterval { freshness.initialAge }
+    var forbidsStaleUse: Bool { freshness.forbidsStaleUse }
+    var staleWhileRevalidate: TimeInterval { freshness.staleWhileRevalidate }
+    var staleIfError: TimeInterval { freshness.staleIfError }
 
     /// Keeps `received` when HTTP allows a private cache to store it and it can be used later; `nil` otherwise.
     init?(
@@ -147,7 +145,7 @@ struct StoredResponse: Sendable {
         }
     }
 
-    /// A stored response from its parts, as the disk store reads them back; the rest is worked out from the headers.
+    /// A stored response from its parts; its freshness is worked out from the headers and times.
     init(
         key: String,
         status: Int,
@@ -158,6 +156,32 @@ struct StoredResponse: Sendable {
         requestTime: Date,
         responseTime: Date
     ) {
+        self.init(
+            key: key,
+            status: status,
+            headers: headers,
+            data: data,
+            url: url,
+            varyingValues: varyingValues,
+            requestTime: requestTime,
+            responseTime: responseTime,
+            freshness: ResponseFreshness(headers: headers, requestTime: requestTime, responseTime: responseTime)
+        )
+    }
+
+    /// A stored response from its parts and the freshness worked out from them before, as the disk store reads it
+    /// back.
+    init(
+        key: String,
+        status: Int,
+        headers: [String: String],
+        data: Data?,
+        url: URL?,
+        varyingValues: [String: String?],
+        requestTime: Date,
+        responseTime: Date,
+        freshness: ResponseFreshness
+    ) {
         self.key = key
         self.status = status
         self.headers = headers
@@ -166,45 +190,16 @@ struct StoredResponse: Sendable {
         self.varyingValues = varyingValues
         self.requestTime = requestTime
         self.responseTime = responseTime
-        // Worked out once here, so that a fresh hit does no header parsing.
-        let control = CacheControl(Self.value(forHeader: "Cache-Control", in: headers))
-        let date = Self.value(forHeader: "Date", in: headers).flatMap(HTTPDate.date(from:)) ?? responseTime
-        freshnessLifetime = Self.freshnessLifetime(control: control, headers: headers, date: date)
-        requiresRevalidation = control.noCache || freshnessLifetime <= 0
-        forbidsStaleUse = control.noCache || control.mustRevalidate
-        staleWhileRevalidate = control.staleWhileRevalidate ?? 0
-        staleIfError = control.staleIfError ?? 0
-        let apparentAge = max(0, responseTime.timeIntervalSince(date))
-        let ageValue =
-            Self.value(forHeader: "Age", in: headers).flatMap {
-                TimeInterval($0.trimmingCharacters(in: .whitespaces))
-            } ?? 0
-        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        initialAge = max(apparentAge, ageValue + responseDelay)
+        self.freshness = freshness
     }
 
     func value(forHeader name: String) -> String? {
         Self.value(forHeader: name, in: headers)
     }
 
-    private static func value(forHeader name: String, in headers: [String: String]) -> String? {
+    /// The value of the header field `name` (in any case) in `headers`.
+    static func value(forHeader name: String, in headers: [String: String]) -> String? {
         headers.first { HeaderName.equal($0.key, name) }?.value
-    }
-
-    /// `max-age`, else `Expires` minus `Date`, else 0 (RFC 9111 §4.2.1).
-    private static func freshnessLifetime(control: CacheControl, headers: [String: String], date: Date)
-        -> TimeInterval
-    {
-        if let maxAge = control.maxAge {
-            return maxAge
-        }
-        guard let expiresText = value(forHeader: "Expires", in: headers) else {
-            return 0
-        }
-        guard let expires = HTTPDate.date(from: expiresText) else {
-            return 0  // an invalid Expires, such as "0", means already expired (RFC 9111 §5.3)
-        }
-        return expires.timeIntervalSince(date)
     }
 
     /// The response's age at `now`: its age on arrival plus the time since.

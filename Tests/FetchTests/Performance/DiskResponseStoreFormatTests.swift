@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+
+@testable import Fetch
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The disk store's file format (`FETCHRS3`): names, the hash that catches damage, the stored freshness, files of
+/// the previous format, and how a hit reads a file and marks its use.
+@Suite struct DiskResponseStoreFormatTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    func store(limit: Int = 1 << 20, useMarkInterval: TimeInterval = 1) throws -> DiskResponseStore {
+        try DiskResponseStore(directory: directory.url, limit: limit, useMarkInterval: useMarkInterval)
+    }
+
+    func entryFile(_ path: String) -> URL {
+        directory.url.appendingPathComponent(DiskResponseStore.fileName(for: "https://api.example.com\(path)"))
+    }
+
+    func lookUp(_ path: String, in store: DiskResponseStore) throws -> StoredResponse? {
+        try store.response(for: "https://api.example.com\(path)", matching: StoredResponses.request(path))
+    }
+
+    func modificationDate(_ file: URL) throws -> Date {
+        try #require(FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)
+    }
+
+    func setModificationDate(_ file: URL, _ date: Date) throws {
+        try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path)
+    }
+
+    @Test func filesAreNamedByTwoHashesOfTheKeyAndStartWithTheFormat() throws {
+        #expect(
+            DiskResponseStore.fileName(for: "https://api.example.com/users/1")
+                == "e7bacdf3ced9145b60eddf17024b60c1.response")
+        try store().insert(StoredResponses.make("/users/1"))
+        let contents = try Data(contentsOf: entryFile("/users/1"))
+        #expect(contents.prefix(8) == Data("FETCHRS3".utf8))
+    }
+
+    @Test func everyFlippedByteMakesTheFileUnreadable() throws {
+        let contents = try #require(DiskResponseStore.encode(StoredResponses.make("/users/1")))
+        try #require(DiskResponseStore.decode(contents) != nil)
+        for index in contents.indices {
+            var damaged = contents
+            damaged[index] ^= 0x20
+            #expect(DiskResponseStore.decode(damaged) == nil, "byte \(index) of \(contents.count)")
+        }
+    }
+
+    @Test func everyTruncationAndAnAppendedByteMakeTheFileUnreadable() throws {
+        let contents = try #require(DiskResponseStore.encode(StoredResponses.make("/users/1")))
+        for length in 0..<contents.count {
+            #expect(DiskResponseStore.decode(contents.prefix(length)) == nil, "cut to \(length) bytes")
+        }
+        #expect(DiskResponseStore.decode(contents + Data([0])) == nil)
+    }
+
+    /// A damaged file of the size the store expects takes the short read; one another store opens takes the
+    /// whole read. Both skip it and remove it.
+    @Test(arguments: ["metadata", "body"], [false, true])
+    func aFlippedByteInTheMetadataOrBodyIsSkippedAndRemoved(region: String, reopen: Bool) throws {
+        let body = String(repeating: "b", count: 300)
+        let original = StoredResponses.make("/users/5", body: body)
+        let writer = try store()
+        writer.insert(original)
+        #expect(try lookUp("/users/5", in: writer) != nil)
+        let file = entryFile("/users/5")
+        var contents = try Data(contentsOf: file)
+        // Magic (8 bytes) and metadata length (4), metadata, body, hash (8).
+        let index = region == "body" ? contents.count - 8 - body.utf8.count / 2 : 8 + 4 + 20
+        contents[index] ^= 0x01
+        try contents.write(to: file)
+
+        let reader = reopen ? try store() : writer
+        #expect(try lookUp("/users/5", in: reader) == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(reader.count == 0)
+        #expect(reader.bytes == 0)
+    }
+
+    @Test func filesOfThePreviousFormatAreRemoved() throws {
+        // FETCHRS2 files were named by the key's SHA-256, 64 digits: foreign now, removed when a store opens.
+        let oldName = SHA256.hex(SHA256.hash(Data("https://api.example.com/users/1".utf8))) + ".response"
+        let oldFile = directory.url.appendingPathComponent(oldName)
+        var old = try #require(DiskResponseStore.encode(StoredResponses.make("/users/1")))
+        old.replaceSubrange(0..<8, with: Data("FETCHRS2".utf8))
+        try old.write(to: oldFile)
+        // One at a current name is skipped and removed when met.
+        try old.write(to: entryFile("/users/1"))
+
+        let store = try store()
+        #expect(!FileManager.default.fileExists(atPath: oldFile.path))
+        #expect(store.count == 1)
+        #expect(try lookUp("/users/1", in: store) == nil)
+        #expect(!FileManager.default.fileExists(atPath: entryFile("/users/1").path))
+        #expect(store.count == 0)
+    }
+
+    @Test func aFileAnotherStoreMadeLongerOrShorterIsReadWhole() throws {
+        let reader = try store()
+        reader.insert(StoredResponses.make("/users/6", body: "short"))
+        #expect(try lookUp("/users/6", in: reader)?.data == Data("short".utf8))
+
+        let longBody = String(repeating: "l", count: 5000)
+        try store().insert(StoredResponses.make("/users/6", body: longBody))
+        #expect(try lookUp("/users/6", in: reader)?.data == Data(longBody.utf8))
+
+        try store().insert(StoredResponses.make("/users/6", body: "tiny"))
+        #expect(try lookUp("/users/6", in: reader)?.data == Data("tiny".utf8))
+        #expect(reader.bytes == (try Data(contentsOf: entryFile("/users/6")).count))
+    }
+
+    @Test(arguments: [
+        "max-age=60, stale-while-revalidate=30, stale-if-error=600",
+        "must-revalidate",
+        "no-cache",
+    ])
+    func theFreshnessReadBackIsTheOneWorkedOutFromTheHeaders(cacheControl: String) throws {
+        let original = StoredResponses.make(
+            "/users/7",
+            headers: [
+                "Cache-Control": cacheControl, "Date": "Thu, 01 Jan 2026 00:00:00 GMT",
+                "Expires": "Thu, 01 Jan 2026 01:00:00 GMT", "Age": "12", "ETag": "\"7\"",
+            ])
+        try store().insert(original)
+        let found = try #require(try lookUp("/users/7", in: store()))
+        #expect(found.freshness == original.freshness)
+        #expect(
+            found.freshness
+                == ResponseFreshness(
+                    headers: found.headers, requestTime: found.requestTime, responseTime: found.responseTime))
+        #expect(found.initialAge >= 12)
+        #expect(found.freshnessLifetime == (cacheControl.hasPrefix("max-age") ? 60 : 3600))
+    }
+
+    @Test func theStoredURLIsReadBackWhetherOrNotTheCallerKnowsIt() throws {
+        let original = StoredResponses.make("/users/8")
+        let contents = try #require(DiskResponseStore.encode(original))
+        let other = try #require(URL(string: "https://other.example.com/"))
+        #expect(DiskResponseStore.decode(contents)?.url == original.url)
+        #expect(DiskResponseStore.decode(contents, url: other)?.url == original.url)
+        #expect(DiskResponseStore.decode(contents, key: "another key", url: original.url)?.key == original.key)
+    }
+
+    @Test func aHitMarksAnOldFileAsJustUsedAndNotAgainWithinTheInterval() throws {
+        try store().insert(StoredResponses.make("/users/9"))
+        let file = entryFile("/users/9")
+        let hourAgo = Date().addingTimeInterval(-3600)
+        try setModificationDate(file, hourAgo)
+
+        let reader = try store(useMarkInterval: 600)
+        let before = Date()
+        #expect(try lookUp("/users/9", in: reader) != nil)
+        #expect(try modificationDate(file) >= before.addingTimeInterval(-1))
+
+        let earlier = Date().addingTimeInterval(-60)
+        try setModificationDate(file, earlier)
+        #expect(try lookUp("/users/9", in: reader) != nil)
+        #expect(abs(try modificationDate(file).timeIntervalSince(earlier)) < 1, "marked less than 600 s ago")
+    }
+
+    @Test func aHitMarksAFileAnotherStoreWroteSinceThisOneOpened() throws {
+        let reader = try store(useMarkInterval: 600)
+        try store().insert(StoredResponses.make("/users/10"))
+        let file = entryFile("/users/10")
+        try setModificationDate(file, Date().addingTimeInterval(-3600))
+
+        let before = Date()
+        #expect(try lookUp("/users/10", in: reader) != nil)
+        #expect(try modificationDate(file) >= before.addingTimeInterval(-1))
+    }
+
+    @Test func aHitAfterARestartKeepsTheFileOverOnesUsedBefore() throws {
+        let size = try #require(DiskResponseStore.encode(StoredResponses.make("/a"))).count
+        let first = try store()
+        first.insert(StoredResponses.make("/a"))
+        first.insert(StoredResponses.make("/b"))
+        try setModificationDate(entryFile("/a"), Date().addingTimeInterval(-120))
+        try setModificationDate(entryFile("/b"), Date().addingTimeInterval(-60))
+
+        #expect(try lookUp("/a", in: store()) != nil)
+        let smaller = try store(limit: size)
+
+        #expect(smaller.count == 1)
+        #expect(FileManager.default.fileExists(atPath: entryFile("/a").path))
+        #expect(!FileManager.default.fileExists(atPath: entryFile("/b").path))
+    }
+
+    @Test func aKeptFileReplacedOrRemovedByAnotherStoreIsNotServed() throws {
+        let reader = try store()
+        reader.insert(StoredResponses.make("/users/11", body: "aaaa"))
+        #expect(try lookUp("/users/11", in: reader)?.data == Data("aaaa".utf8))
+
+        // The same size, so that only the file's identity tells the old from the new.
+        try store().insert(StoredResponses.make("/users/11", body: "bbbb"))
+        #expect(try lookUp("/users/11", in: reader)?.data == Data("bbbb".utf8))
+
+        try store().remove("https://api.example.com/users/11")
+        #expect(try lookUp("/users/11", in: reader) == nil)
+        #expect(reader.count == 0)
+    }
+
+    /// The descriptors this process holds on files in the store's directory (Linux: /proc/self/fd).
+    func openFilesInDirectory() throws -> Int {
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        let prefix = directory.url.resolvingSymlinksInPath().path + "/"
+        return descriptors.filter { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return target?.hasPrefix(prefix) == true  // nil: closed meanwhile, or not a link
+        }.count
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "reads /proc/self/fd (Linux)"))
+    func keptFilesAreBoundedAndClosedWhenRemovedEvictedOrTheStoreEnds() throws {
+        let size = try #require(DiskResponseStore.encode(StoredResponses.make("/files/10"))).count
+        do {
+            let store = try store(limit: size * 20)
+            for index in 0..<12 {
+                store.insert(StoredResponses.make("/files/\(index + 10)"))
+                #expect(try lookUp("/files/\(index + 10)", in: store) != nil)
+            }
+            #expect(try openFilesInDirectory() == 8)
+
+            store.remove("https://api.example.com/files/21")
+            #expect(try openFilesInDirectory() == 7)
+            // Twenty more files evict the eleven looked up, and close those kept open.
+            for index in 0..<20 {
+                store.insert(StoredResponses.make("/more/\(index)"))
+            }
+            #expect(store.count == 20)
+            #expect(!FileManager.default.fileExists(atPath: entryFile("/files/20").path))
+            #expect(try openFilesInDirectory() == 0)
+
+            #expect(try lookUp("/more/0", in: store) != nil)
+            #expect(try openFilesInDirectory() == 1)
+            store.removeAll()
+            #expect(try openFilesInDirectory() == 0)
+
+            store.insert(StoredResponses.make("/last"))
+            #expect(try lookUp("/last", in: store) != nil)
+            #expect(try openFilesInDirectory() == 1)
+        }
+        #expect(try openFilesInDirectory() == 0, "the store closed its files when it ended")
+    }
+}
