@@ -9,13 +9,12 @@ extension FetchBench {
     // MARK: - Disk cache
 
     /// A fresh hit read from a ``CachingPerformer``'s directory against a round trip to the HTTP server, alternated
-    /// request by request. The performer keeps nothing in memory (`maximumBytes: 0`), so that every hit reads the
-    /// file, checks its hash and decodes its metadata, as the first hit after a restart does. Repeated hits of one
-    /// file skip two costs that a first hit pays (a few µs more on Linux): the store keeps a hit file open for the
-    /// next hit (which checks with `fstatat` that it is still the directory's file instead of opening it again), and
-    /// marks a file's use (its modification date) at most once a second. Both sides ask for the bytes (`Data`):
-    /// parsing them as `[Item]` would add the same 50-odd µs to each side (a value parsed from a response lives only
-    /// in memory).
+    /// request by request. The performer keeps nothing in memory (`maximumBytes: 0`), so that every hit opens and
+    /// reads the file, checks its hash and decodes its metadata, as the first hit after a restart does. The store
+    /// marks a file's use (its modification date) at most once a second, so these repeated hits of one file skip that
+    /// `futimens`, which a first hit pays (a few µs more on Linux). Both sides ask for the bytes (`Data`): parsing
+    /// them as `[Item]` would add the same 50-odd µs to each side (a value parsed from a response lives only in
+    /// memory).
     ///
     /// Returns whether the hits came from disk (one file stored, one request sent).
     static func diskCacheRow(into table: inout Table, options: Options, server: HTTPServer?) -> Bool {

@@ -32,13 +32,6 @@ import Foundation
 /// `futimens` costs a few microseconds, as much as the rest of the file system's work for a hit): on disk, and so
 /// for another store or after a restart, the order of uses is the order of their dates to within that interval.
 ///
-/// **Reading.** A hit reads its file with one `pread` of the size the index knows (and a byte more) and keeps the file
-/// open for the next hit of it (up to 8 files per store), which checks with `fstatat` that the directory's file of that
-/// name is still the same one (device and inode: a write renames a new file into place) and opens it again if not:
-/// on Linux `openat` and `close` cost more than the rest of a hit's file system work. A kept file holds its disk space
-/// until closed: the store closes the ones it removes or replaces at once, and ones another store removed at this
-/// store's next hit of them, its next rescan, or its end.
-///
 /// **Several stores on one directory** (two performers, two processes) do not corrupt each other: writes are whole
 /// files renamed into place (the last writer of a key wins), reads tolerate a file that vanishes or changes between
 /// the index and the read, and a lookup reads the file even when the index does not know it, so one store answers
@@ -51,14 +44,6 @@ final class DiskResponseStore: Sendable {
         var lastUse: UInt64
         /// The modification date this store last saw the file have or gave it.
         var marked: Date
-    }
-
-    /// A file a hit kept open for the next hit of it, with what identifies the file (a write renames a new file into
-    /// place, with a new inode).
-    private struct OpenFile {
-        var descriptor: Int32
-        var device: UInt64
-        var inode: UInt64
     }
 
     private struct Index {
@@ -79,8 +64,6 @@ final class DiskResponseStore: Sendable {
     /// How often at most a hit gives a file the date of its use, per file and store.
     let useMarkInterval: TimeInterval
     private let index = Locked(Index())
-    /// The files hits keep open, by name; a hit takes its file out while it reads it, so no other thread closes it.
-    private let openFiles = Locked([String: OpenFile]())
     /// The last modification date this store gave a file (see `nextUseDate()`).
     private let lastUseDate = Locked(Date.distantPast)
 
@@ -94,8 +77,6 @@ final class DiskResponseStore: Sendable {
     private static let hexDigits = Set("0123456789abcdef".utf8)
     private static var rescanInterval: Int { 256 }
     private static var temporaryFileLifetime: TimeInterval { 3600 }
-    /// The most files a store keeps open for hits.
-    private static var openFileLimit: Int { 8 }
 
     /// Opens (creating it if needed) the store in `directory`, which should be the store's own.
     ///
@@ -119,7 +100,6 @@ final class DiskResponseStore: Sendable {
     }
 
     deinit {
-        closeOpenFiles { _ in true }
         if directoryDescriptor >= 0 {
             close(directoryDescriptor)
         }
@@ -137,19 +117,12 @@ final class DiskResponseStore: Sendable {
         let name = Self.fileName(for: key)
         let now = Date()
         let known = index.withLock { $0.entries[name] }
-        guard let file = openForReading(name) else {
+        let descriptor = openEntry(name)
+        guard descriptor >= 0 else {
             index.withLock { forget(name, in: &$0) }
             return nil
         }
-        let descriptor = file.descriptor
-        var keepsFile = false
-        defer {
-            if keepsFile {
-                keepOpen(file, as: name)
-            } else {
-                close(descriptor)
-            }
-        }
+        defer { close(descriptor) }
         // One read of the size the index knows and a byte more (which notices a longer file) spares an `fstat`. A
         // file that does not decode so is read again, whole, with the size `fstat` gives, before it counts as
         // damaged: a read may return less than asked on some file systems.
@@ -181,64 +154,7 @@ final class DiskResponseStore: Sendable {
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
             index.entries[name] = Entry(size: contents.count, lastUse: index.uses, marked: marked)
         }
-        keepsFile = true
         return response.varies(from: request) ? nil : response
-    }
-
-    /// The file `name`, open for reading: the descriptor an earlier hit kept, when the directory's file of that name
-    /// is still that file (the same device and inode; `fstatat` costs less than `openat` and `close`), otherwise
-    /// opened now. `nil` when there is no such file.
-    private func openForReading(_ name: String) -> OpenFile? {
-        var status = stat()
-        if let kept = openFiles.withLock({ $0.removeValue(forKey: name) }) {
-            let found =
-                directoryDescriptor >= 0
-                ? fstatat(directoryDescriptor, name, &status, 0) : stat(directoryPrefix + name, &status)
-            if found == 0, UInt64(status.st_dev) == kept.device, UInt64(status.st_ino) == kept.inode {
-                return kept
-            }
-            close(kept.descriptor)
-        }
-        let descriptor = openEntry(name)
-        guard descriptor >= 0 else {
-            return nil
-        }
-        guard fstat(descriptor, &status) == 0 else {
-            close(descriptor)
-            return nil
-        }
-        return OpenFile(descriptor: descriptor, device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-    }
-
-    /// Keeps `file` open for the next hit of `name`, in place of another when the store keeps as many as it may;
-    /// closes it when a file of that name is kept already (another thread read it meanwhile).
-    private func keepOpen(_ file: OpenFile, as name: String) {
-        let closing = openFiles.withLock { files -> Int32? in
-            guard files[name] == nil else {
-                return file.descriptor
-            }
-            var replaced: Int32?
-            if files.count >= Self.openFileLimit {
-                replaced = files.remove(at: files.startIndex).value.descriptor
-            }
-            files[name] = file
-            return replaced
-        }
-        if let closing {
-            close(closing)
-        }
-    }
-
-    /// Closes the kept files whose names `isClosing` picks: files this store removes or replaces, so that their disk
-    /// space is freed now (an open file keeps it).
-    private func closeOpenFiles(where isClosing: (String) -> Bool) {
-        let closing = openFiles.withLock { files -> [Int32] in
-            let names = files.keys.filter(isClosing)
-            return names.compactMap { files.removeValue(forKey: $0)?.descriptor }
-        }
-        for descriptor in closing {
-            close(descriptor)
-        }
     }
 
     /// The file `name` opened for reading, relative to the open directory; by its path when the directory could not
@@ -256,7 +172,6 @@ final class DiskResponseStore: Sendable {
 
     private func removeFile(_ name: String) {
         try? FileManager.default.removeItem(atPath: directoryPrefix + name)  // nil: another store removed it first
-        closeOpenFiles { $0 == name }
     }
 
     /// The modification date to give a file used `now`: `now`, or later than the last one this store gave, so that
@@ -288,7 +203,6 @@ final class DiskResponseStore: Sendable {
             try? FileManager.default.removeItem(at: temporary)  // nil: it was never created
             return
         }
-        closeOpenFiles { $0 == name }  // the file it replaced
         let rescan = index.withLock { index -> Bool in
             index.uses += 1
             index.bytes += contents.count - (index.entries[name]?.size ?? 0)
@@ -300,14 +214,13 @@ final class DiskResponseStore: Sendable {
             index.withLock { index in
                 index = merged(scanned, into: index)
             }
-            closeOpenFiles { scanned.entries[$0] == nil }  // removed by another store
         }
         index.withLock { evict(&$0) }
     }
 
     func remove(_ key: String) {
         let name = Self.fileName(for: key)
-        removeFile(name)
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // nil: there was none
         index.withLock { forget(name, in: &$0) }
     }
 
@@ -316,7 +229,6 @@ final class DiskResponseStore: Sendable {
         for name in names where Self.isEntryName(name) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // nil: already gone
         }
-        closeOpenFiles { _ in true }
         index.withLock { $0 = Index() }
     }
 
@@ -386,7 +298,6 @@ final class DiskResponseStore: Sendable {
         // Usually one file goes per write: a pass for the oldest is cheaper than sorting them all.
         while index.bytes > limit, let oldest = index.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(oldest.key))  // nil: gone already
-            closeOpenFiles { $0 == oldest.key }
             index.entries[oldest.key] = nil
             index.bytes -= oldest.value.size
         }
