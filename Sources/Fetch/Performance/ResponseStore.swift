@@ -145,32 +145,8 @@ struct StoredResponse: Sendable {
         }
     }
 
-    /// A stored response from its parts; its freshness is worked out from the headers and times.
-    init(
-        key: String,
-        status: Int,
-        headers: [String: String],
-        data: Data?,
-        url: URL?,
-        varyingValues: [String: String?],
-        requestTime: Date,
-        responseTime: Date
-    ) {
-        self.init(
-            key: key,
-            status: status,
-            headers: headers,
-            data: data,
-            url: url,
-            varyingValues: varyingValues,
-            requestTime: requestTime,
-            responseTime: responseTime,
-            freshness: ResponseFreshness(headers: headers, requestTime: requestTime, responseTime: responseTime)
-        )
-    }
-
-    /// A stored response from its parts and the freshness worked out from them before, as the disk store reads it
-    /// back.
+    /// A stored response from its parts, with the freshness worked out from them before (as the disk store reads it
+    /// back), or `nil` to work it out from the headers and times.
     init(
         key: String,
         status: Int,
@@ -180,7 +156,7 @@ struct StoredResponse: Sendable {
         varyingValues: [String: String?],
         requestTime: Date,
         responseTime: Date,
-        freshness: ResponseFreshness
+        freshness: ResponseFreshness? = nil
     ) {
         self.key = key
         self.status = status
@@ -190,7 +166,8 @@ struct StoredResponse: Sendable {
         self.varyingValues = varyingValues
         self.requestTime = requestTime
         self.responseTime = responseTime
-        self.freshness = freshness
+        self.freshness =
+            freshness ?? ResponseFreshness(headers: headers, requestTime: requestTime, responseTime: responseTime)
     }
 
     func value(forHeader name: String) -> String? {
