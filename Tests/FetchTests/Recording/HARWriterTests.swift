@@ -4,11 +4,11 @@ import Testing
 
 /// Writing HAR files: every append leaves a valid file, concurrent appends each add one entry.
 @Suite struct HARWriterTests {
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("HARWriterTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("HARWriterTests")
     }
 
     func entry(_ index: Int) -> HAR.Entry {

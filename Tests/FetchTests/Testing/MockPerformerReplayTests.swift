@@ -13,11 +13,11 @@ import Testing
         let id: Int
     }
 
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ReplayTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("ReplayTests")
     }
 
     /// A recorded exchange: `request` answered with `{"id": id}`.

@@ -9,7 +9,8 @@ import Testing
         let id: Int
     }
 
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     /// The live server: every call it answers is counted by the spy.
     let live = SpyPerformer(
         forwardingTo: MockPerformer { request in
@@ -17,8 +18,7 @@ import Testing
         })
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("Replaying-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("Replaying")
     }
 
     func request(_ path: String) throws -> APIRequest {

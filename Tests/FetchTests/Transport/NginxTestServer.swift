@@ -16,6 +16,8 @@
         let port: Int
         let accessLog: URL
         private let process: Process
+        /// Its configuration, logs and temporary files, deleted when it stops.
+        private let directory: URL
 
         /// Starts nginx on `port` (a free port); throws with nginx's own error log when it does not start.
         ///
@@ -61,7 +63,13 @@
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            self.directory = directory
+            do {
+                try process.run()
+            } catch {
+                try? FileManager.default.removeItem(at: directory)  // nil: best-effort clean-up; the error is thrown
+                throw error
+            }
             self.port = port
             self.process = process
         }
@@ -71,6 +79,7 @@
             // Process blocks SIGTERM: only SIGKILL stops it.
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)  // nil: best-effort clean-up of a temp dir
         }
 
         /// `https://127.0.0.1:<port>`.

@@ -20,15 +20,26 @@
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             certificate = directory.appendingPathComponent("cert.pem")
             key = directory.appendingPathComponent("key.pem")
-            _ = try Self.shell(
-                """
-                openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-                -subj '/CN=Fetch test server' -addext 'subjectAltName=IP:127.0.0.1,DNS:localhost' \
-                -keyout '\(key.path)' -out '\(certificate.path)'
-                """)
-            let digest = try Self.shell(
-                "openssl pkey -in '\(key.path)' -pubout -outform DER | openssl dgst -sha256 -binary | base64")
-            pin = "sha256//" + digest.trimmingCharacters(in: .whitespacesAndNewlines)
+            do {
+                _ = try Self.shell(
+                    """
+                    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+                    -subj '/CN=Fetch test server' -addext 'subjectAltName=IP:127.0.0.1,DNS:localhost' \
+                    -keyout '\(key.path)' -out '\(certificate.path)'
+                    """)
+                let digest = try Self.shell(
+                    "openssl pkey -in '\(key.path)' -pubout -outform DER | openssl dgst -sha256 -binary | base64")
+                pin = "sha256//" + digest.trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)  // nil: best-effort clean-up; the error is thrown
+                throw error
+            }
+            // Only `shared` makes one, and it lives as long as the process: its files go when the process exits.
+            atexit {
+                if case .success(let made) = TestCertificate.shared {
+                    try? FileManager.default.removeItem(at: made.directory)  // nil: best-effort clean-up at exit
+                }
+            }
         }
 
         /// Runs `command` with `/bin/sh` and returns its standard output; throws with its standard error if it fails.
