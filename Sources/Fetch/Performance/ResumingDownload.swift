@@ -118,6 +118,10 @@ final class ResumingDownload: TransferTracking, Cancellable {
     /// Opens the partial file, resuming what an earlier run left when it can be trusted, and starts the first
     /// attempt.
     func start() {
+        if let problem = DownloadDestination.problem(with: destination, for: request) {
+            fail(problem)
+            return
+        }
         let found = PartialDownloadRecord.find(
             partial: partial, recordFile: recordFile, url: request.url.absoluteString)
         let opened = state.withLock { state -> Result<Void, any Error> in

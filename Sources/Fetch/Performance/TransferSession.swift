@@ -88,7 +88,8 @@ public final class TransferSession: Sendable {
     ///     before, and with the final count before `completion`.
     ///   - completion: Called exactly once on ``callbackQueue`` with the response (its body is in the file, not in
     ///     ``Response/data``), or the error: the error parser's or ``FetchError/unacceptableStatus(_:)`` for a
-    ///     status outside 2xx, a ``FetchError`` for a transport failure, the file system's error when the file
+    ///     status outside 2xx, a ``FetchError`` for a transport failure, ``FetchError/invalidRequest(_:)`` (before
+    ///     anything is sent) when `destination`'s directory does not exist, the file system's error when the file
     ///     could not be moved into place, ``FetchError/cancelled(request:)`` when cancelled.
     /// - Returns: A handle that cancels the download.
     @discardableResult
@@ -121,6 +122,10 @@ public final class TransferSession: Sendable {
             parse: { Parsing.requireSuccess($0, errorParser: errorParser) },
             completion: completion
         )
+        if let problem = DownloadDestination.problem(with: destination, for: request) {
+            state.fail(problem)
+            return state
+        }
         return start(state) { urlSession.downloadTask(with: $0) }
     }
 

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The check a download's destination passes before anything is sent.
+enum DownloadDestination {
+    /// Why the body of `request` cannot be written to `destination`, or `nil` when its directory exists.
+    ///
+    /// Checked before the request is sent, so that a mistyped path costs no transfer: otherwise the body would be
+    /// downloaded whole and then lost when it could not be moved into place.
+    static func problem(with destination: URL, for request: any Request) -> FetchError? {
+        let call = "\(request.method) \(request.url.absoluteString)"
+        guard destination.isFileURL else {
+            return .invalidRequest("\(call): cannot download to \(destination.absoluteString): not a file URL")
+        }
+        let directory = destination.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            return .invalidRequest(
+                "\(call): cannot download to \(destination.path): the directory \(directory.path) does not exist")
+        }
+        guard isDirectory.boolValue else {
+            return .invalidRequest(
+                "\(call): cannot download to \(destination.path): \(directory.path) is a file, not a directory")
+        }
+        return nil
+    }
+}
