@@ -289,7 +289,12 @@ struct TaskCall: Cancellable {
                 state.body = Data()
                 return false
             }
-            state.body.append(data)
+            if state.body.isEmpty {
+                // Most bodies arrive in one chunk: keep it as it came, without copying it into a new buffer.
+                state.body = data
+            } else {
+                state.body.append(data)
+            }
             return true
         }
     }

@@ -44,6 +44,16 @@ import Testing
         #expect(exact.count == 100_000)
     }
 
+    /// The body is collected chunk by chunk (the first kept as it came, the rest appended): whole and in order.
+    @Test(arguments: SessionTransport.allCases)
+    func aBodyOfManyChunksArrivesWholeAndInOrder(_ transport: SessionTransport) async throws {
+        let session = try makeSession(transport)
+        let count = 300_000
+        let body: Data = try await session.perform(TestRequest(server.url("/large/\(count)/\(UUID().uuidString)")))
+        #expect(body.count == count)
+        #expect(body.elementsEqual((0..<count).lazy.map { UInt8($0 % 251) }))
+    }
+
     @Test(arguments: SessionTransport.allCases)
     func aRequestsOwnLimitReplacesTheSessions(_ transport: SessionTransport) async throws {
         let session = try makeSession(transport, maximumResponseSize: 10)
