@@ -139,27 +139,10 @@ private struct ReplayingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        guard !context.isStreaming else {
-            next(request, completion: completion)
-            return
-        }
-        let started = Date()
-        let clock = ContinuousClock.now
-        next(request) { result in
-            guard case .success(let response) = result else {
-                completion(result)
-                return
-            }
-            do {
-                let entry = try HAR.Entry(
-                    request: request, response: response, startedDateTime: started,
-                    timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
-                try writer?.append(entry, scrubbing: redaction.secrets(sentBy: request))
-                try replay.add(entry)
-                completion(result)
-            } catch {
-                completion(.failure(error))
-            }
-        }
+        HARRecorder(redaction: redaction, multipartLimit: multipartLimit) {
+            [writer, replay, redaction] entry, request in
+            try writer?.append(entry, scrubbing: redaction.secrets(sentBy: request))
+            try replay.add(entry)
+        }.record(request, context: context, next: next, completion: completion)
     }
 }

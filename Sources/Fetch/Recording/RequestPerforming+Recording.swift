@@ -47,14 +47,50 @@ private struct HARRecordingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        // A stream's body goes to the caller as it arrives, and is not kept to record.
+        HARRecorder(redaction: redaction, multipartLimit: multipartLimit) { entry, request in
+            try writer.append(entry, scrubbing: redaction.secrets(sentBy: request))
+        }.record(request, context: context, next: next, completion: completion)
+    }
+}
+
+/// Passes a call on and, once it has a response, makes its HAR entry and hands it to `keep` before the call
+/// completes: what the recording middleware and FetchTesting's `ReplayingPerformer` share.
+package struct HARRecorder: Sendable {
+    let redaction: HARRedaction
+    let multipartLimit: Int
+    /// Keeps an entry (writes it, adds it to an archive); an error it throws fails the call, so that a fixture
+    /// never silently misses an exchange.
+    let keep: @Sendable (HAR.Entry, _ request: any Request) throws -> Void
+
+    /// - Parameters:
+    ///   - redaction: The secrets kept out of each entry.
+    ///   - multipartLimit: How many bytes of a multipart request body an entry stores.
+    ///   - keep: What to do with each entry, given it and the request it records.
+    package init(
+        redaction: HARRedaction,
+        multipartLimit: Int,
+        keep: @escaping @Sendable (HAR.Entry, _ request: any Request) throws -> Void
+    ) {
+        self.redaction = redaction
+        self.multipartLimit = multipartLimit
+        self.keep = keep
+    }
+
+    /// Passes `request` on and records its response; a stream, whose body goes to the caller as it arrives, and a
+    /// call that fails without a response are passed on unrecorded.
+    package func record(
+        _ request: any Request,
+        context: CallContext,
+        next: Next,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) {
         guard !context.isStreaming else {
             next(request, completion: completion)
             return
         }
         let started = Date()
         let clock = ContinuousClock.now
-        next(request) { result in
+        next(request) { [self] result in
             guard case .success(let response) = result else {
                 completion(result)
                 return
@@ -63,7 +99,7 @@ private struct HARRecordingMiddleware: Middleware {
                 let entry = try HAR.Entry(
                     request: request, response: response, startedDateTime: started,
                     timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
-                try writer.append(entry, scrubbing: redaction.secrets(sentBy: request))
+                try keep(entry, request)
                 completion(result)
             } catch {
                 completion(.failure(error))
