@@ -231,6 +231,19 @@ struct TaskCall: Cancellable {
         var answered: Answered?
         /// Whether the body grew past the limit: nothing more of it is kept.
         var isTooLarge = false
+        /// The head of a response whose body is whole once `length` bytes have arrived, so that the call can be
+        /// answered then (see ``TaskCall/receive(head:)``).
+        var knownLength: (head: HTTPURLResponse, length: Int)?
+    }
+
+    /// What a chunk of the body did to the call.
+    enum Reception {
+        /// More of the body may follow.
+        case more
+        /// The body is whole: the call has been answered.
+        case whole
+        /// The body grew past the limit: nothing of it is kept.
+        case tooLarge
     }
 
     /// Reports a task's answer: its body, its response and its error, as a data task's completion handler has them.
@@ -280,14 +293,44 @@ struct TaskCall: Cancellable {
         expectedLength <= Int64(limit)
     }
 
-    /// Appends a chunk of the body as the session's delegate receives it; returns `false`, keeping none of it, once
-    /// the body has grown past the limit.
-    func receive(_ data: Data) -> Bool {
-        state.withLock { state in
+    /// Takes note of the response head as the session's delegate receives it: when the head says exactly how long
+    /// the body is, the call is answered as soon as that many bytes have arrived.
+    ///
+    /// The transfer has no more to give then, but `URLSession` reports the task complete only after its own
+    /// bookkeeping, about 30 µs later on swift-corelibs-foundation; the caller parses meanwhile. Only a 2xx with a
+    /// `Content-Length`, unencoded and not chunked, qualifies: `URLSession` decodes a compressed body (so its length
+    /// is not the header's), may answer a 401 again with stored credentials, and follows 3xx itself.
+    func receive(head response: URLResponse) {
+        guard let head = response as? HTTPURLResponse, (200..<300).contains(head.statusCode),
+            head.expectedContentLength > 0, head.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
+            Self.isIdentity(head.value(forHTTPHeaderField: "Content-Encoding"))
+        else {
+            return
+        }
+        let length = Int(head.expectedContentLength)
+        state.withLock { $0.knownLength = (head, length) }
+    }
+
+    private static func isIdentity(_ contentEncoding: String?) -> Bool {
+        guard let contentEncoding else {
+            return true
+        }
+        return contentEncoding.trimmingCharacters(in: .whitespaces).lowercased() == "identity"
+    }
+
+    /// Appends a chunk of the body as the session's delegate receives it, and answers the call once the body is
+    /// whole (see ``receive(head:)``). Once the body has grown past the limit, keeps none of it.
+    func receive(_ data: Data) -> Reception {
+        enum Step {
+            case more
+            case tooLarge
+            case whole(Answered?, head: HTTPURLResponse, body: Data)
+        }
+        let step = state.withLock { state -> Step in
             guard !state.isTooLarge, state.body.count + data.count <= limit else {
                 state.isTooLarge = true
                 state.body = Data()
-                return false
+                return .tooLarge
             }
             if state.body.isEmpty {
                 // Most bodies arrive in one chunk: keep it as it came, without copying it into a new buffer.
@@ -295,14 +338,33 @@ struct TaskCall: Cancellable {
             } else {
                 state.body.append(data)
             }
-            return true
+            guard let known = state.knownLength, state.body.count == known.length else {
+                return .more
+            }
+            defer {
+                state.body = Data()
+                state.answered = nil
+            }
+            return .whole(state.answered, head: known.head, body: state.body)
+        }
+        switch step {
+        case .more:
+            return .more
+        case .tooLarge:
+            return .tooLarge
+        case .whole(let answered, let head, let body):
+            answered?(body, head, nil)
+            return .whole
         }
     }
 
     /// The task completed: hands its body, response and error to what ``whenAnswered(_:)`` set.
     func complete(response: URLResponse?, error: (any Error)?) {
         let (answered, body) = state.withLock { state in
-            defer { state.body = Data() }
+            defer {
+                state.body = Data()
+                state.answered = nil
+            }
             return (state.answered, state.body)
         }
         answered?(error == nil ? body : nil, response, error)
@@ -481,17 +543,21 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let call = calls.call(for: dataTask), !call.accepts(expectedLength: response.expectedContentLength)
-        else {
+        guard let call = calls.call(for: dataTask) else {
             completionHandler(.allow)
             return
         }
-        call.endTooLarge()
-        completionHandler(.cancel)
+        guard call.accepts(expectedLength: response.expectedContentLength) else {
+            call.endTooLarge()
+            completionHandler(.cancel)
+            return
+        }
+        call.receive(head: response)
+        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let call = calls.call(for: dataTask), !call.receive(data) else {
+        guard let call = calls.call(for: dataTask), call.receive(data) == .tooLarge else {
             return
         }
         call.endTooLarge()
