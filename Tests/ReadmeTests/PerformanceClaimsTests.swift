@@ -129,4 +129,33 @@ import Testing
         let speedUp = Int((speedUps.reduce(0, +) / Double(max(speedUps.count, 1)) / 50).rounded()) * 50
         #expect(readme.contains("| \(hit) µs vs \(roundTrip) ms: ≈ \(speedUp)× |"))
     }
+
+    /// The paragraph under the table: one request at a time against the hand-written code and against
+    /// `URLSession.data(for:)`, and how many of the eight-at-a-time rows fell below their line.
+    @Test func theParagraphUnderTheTableQuotesTheSameRuns() throws {
+        let rows = try Self.measuredRuns().flatMap { $0 }
+        let readme = try ReadmeClaimsTests.text("README.md").split(whereSeparator: \.isWhitespace).joined(
+            separator: " ")
+        func ratios(_ kind: String) -> [Double] {
+            rows.filter { row in
+                ["Session callback, \(kind),", "Session async, \(kind),"].contains { row.measure.hasPrefix($0) }
+                    && !row.measure.contains("in-process")
+            }.compactMap(\.ratioValue)
+        }
+        let sequential = Self.range(ratios("sequential"), digits: 2)
+        let platform = Self.range(
+            rows.filter { $0.measure.hasPrefix("Session async vs URLSession.data(for:) + JSONDecoder, sequential") }
+                .compactMap(\.ratioValue), digits: 2)
+        #expect(readme.contains("(\(sequential)× the hand-written code, \(platform)× `async` `URLSession.data(for:)`)"))
+
+        let concurrent = ratios("8 concurrent")
+        let short = concurrent.filter { $0 < 0.97 }
+        let words = ["none", "one", "two", "three", "four"]
+        try #require(concurrent.count == 4 && short.count < words.count)
+        let claim =
+            short.isEmpty
+            ? "none of the four rows read below 0.97×"
+            : "\(words[short.count]) of the four rows read \(Self.range(short, digits: 3))× in these two runs"
+        #expect(readme.contains(claim), "expected the README to say: \(claim)")
+    }
 }
