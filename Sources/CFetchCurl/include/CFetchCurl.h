@@ -139,6 +139,7 @@ enum {
     CFCURLE_SSL_INVALIDCERTSTATUS = 91,
     CFCURLE_HTTP2_STREAM = 92,
     CFCURLE_SSL_CLIENTCERT = 98,
+    CFCURLE_TOO_LARGE = 100,
 };
 
 /// The oldest libcurl the transport accepts: 7.68.0, the first with both curl_multi_poll and curl_multi_wakeup.

@@ -32,6 +32,12 @@
             errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
         }
 
+        /// The value of an information item that is a `long`, or `nil` when libcurl has none.
+        func info(_ item: Int) -> Int? {
+            var value = 0
+            return cfcurl_easy_getinfo_long(handle, Int32(item), &value) == CFCURLE_OK ? value : nil
+        }
+
         /// Sets an option whose value is a `long`.
         func set(_ option: Int, _ value: Int) -> Int32 {
             cfcurl_easy_setopt_long(handle, Int32(option), value)

@@ -23,10 +23,10 @@
         private var upload: Upload?
         private var uploadError: String?
 
-        // The response, as the callbacks receive it. A new status line (after a 1xx) starts the head afresh.
-        private var statusCode = 0
-        private var httpVersion = "HTTP/1.1"
-        private var headerFields: [String: String] = [:]
+        // The response, as the callbacks receive it.
+        private var head = ResponseHeadParser()
+        /// Why the head was refused, which ended the transfer.
+        private var headFailure: ResponseHeadParser.Failure?
         private var body = Data()
         /// Whether the body grew past the job's limit, which ended the transfer.
         private var isTooLarge = false
@@ -41,8 +41,6 @@
             self.call = call
             self.job = job
             self.easy = easy
-            // One allocation for a typical head, instead of growing (and rehashing) field by field.
-            headerFields.reserveCapacity(16)
         }
 
         // MARK: - Configuration
@@ -91,8 +89,9 @@
                     return 0
                 }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
-                return size * count
+                // Any other count than the one given ends the transfer (CURLE_WRITE_ERROR).
+                return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                    ? size * count : 0
             }
             _ = easy.set(Int(CFCURLOPT_WRITEDATA), pointer: context)
             _ = easy.set(Int(CFCURLOPT_WRITEFUNCTION)) { buffer, size, count, context in
@@ -240,43 +239,23 @@
 
         // MARK: - Callbacks
 
-        private func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
-            // Bytes, not Foundation's trimming: this runs for every header line of every response.
-            func isSpace(_ byte: UInt8) -> Bool {
-                byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A
+        /// Reads a line of the head; returns `false`, which ends the transfer, when the head is invalid or too large.
+        private func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+            let progress: ResponseHeadParser.Progress
+            do {
+                progress = try head.receive(line)
+            } catch {
+                headFailure = error
+                return false
             }
-            func trimmed(_ range: Range<Int>) -> String {
-                var lower = range.lowerBound
-                var upper = range.upperBound
-                while lower < upper, isSpace(line[lower]) { lower += 1 }
-                while upper > lower, isSpace(line[upper - 1]) { upper -= 1 }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: line[lower..<upper]), as: UTF8.self)
+            // The blank line that ends the final head: a streamed exchange delivers the head now.
+            if progress == .finalHeadEnded, case .stream(let receive) = job.delivery, !isHeadDelivered,
+                let response = makeResponse()
+            {
+                isHeadDelivered = true
+                receive(.response(response))
             }
-            if line.starts(with: "HTTP/".utf8) {
-                let firstSpace = line.firstIndex(of: 0x20) ?? line.count
-                httpVersion = trimmed(0..<firstSpace)
-                let rest = line[firstSpace...]
-                let digits = rest.drop { $0 == 0x20 }.prefix { (0x30...0x39).contains($0) }
-                statusCode = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-                headerFields.removeAll(keepingCapacity: true)
-                return
-            }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-                // The blank line that ends the head: a streamed exchange delivers it now, unless it is a 1xx.
-                if case .stream(let receive) = job.delivery, statusCode >= 200, !isHeadDelivered,
-                    let response = makeResponse()
-                {
-                    isHeadDelivered = true
-                    receive(.response(response))
-                }
-                return
-            }
-            let name = trimmed(0..<colon)
-            let value = trimmed((colon + 1)..<line.count)
-            // One lookup for a field's first line; a repeated field (rare) is joined with a second.
-            if let existing = headerFields.updateValue(value, forKey: name) {
-                headerFields[name] = existing + ", " + value
-            }
+            return true
         }
 
         /// Keeps or hands on a piece of the body; returns `false`, keeping none of the body, when it grows past the
@@ -346,7 +325,7 @@
         /// after 1,000 requests), libcurl 7.88 fails now and then a request multiplexed on it that the server never
         /// took (curl/curl#3750, #8809), where it should send it again itself.
         func preparesToResend(after code: Int32) -> Bool {
-            guard !wasResent, code == CFCURLE_HTTP2 || code == CFCURLE_HTTP2_STREAM, statusCode == 0, body.isEmpty,
+            guard !wasResent, code == CFCURLE_HTTP2 || code == CFCURLE_HTTP2_STREAM, head.statusCode == 0, body.isEmpty,
                 !isHeadDelivered, !isTooLarge, uploadError == nil,
                 Self.idempotentMethods.contains(job.request.httpMethod ?? "GET")
             else {
@@ -368,9 +347,7 @@
                 _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(left))
             }
             wasResent = true
-            statusCode = 0
-            httpVersion = "HTTP/1.1"
-            headerFields.removeAll(keepingCapacity: true)
+            head = ResponseHeadParser()
             return true
         }
 
@@ -387,6 +364,12 @@
             }
             if isTooLarge {
                 return .failure(FetchError.responseTooLarge(limit: job.maximumBodyBytes))
+            }
+            if let headFailure {
+                return .failure(Self.badServerResponse(headFailure.description, url: url))
+            }
+            if let refusal = libcurlRefusedHead(code: code) {
+                return .failure(Self.badServerResponse(refusal, url: url))
             }
             guard code == CFCURLE_OK else {
                 return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
@@ -417,11 +400,41 @@
             }
         }
 
-        private func makeHead() -> CurlHead? {
-            guard let url = job.request.url, statusCode > 0 else {
+        /// What a transfer that libcurl ended with `code` before the final head was complete says about the server's
+        /// head, when the code is one of libcurl's own refusals of it: a header line over its limit (100 KB), or a
+        /// status line it does not read (`CURLE_UNSUPPORTED_PROTOCOL` once connected, which is not about the URL).
+        private func libcurlRefusedHead(code: Int32) -> String? {
+            guard !head.isComplete else {
                 return nil
             }
-            return CurlHead(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+            let refusal: String
+            switch Int(code) {
+            case CFCURLE_OUT_OF_MEMORY, CFCURLE_TOO_LARGE:
+                refusal = "the server's response head is larger than libcurl accepts"
+            case CFCURLE_UNSUPPORTED_PROTOCOL where (easy.info(Int(CFCURLINFO_LOCAL_PORT)) ?? 0) > 0:
+                refusal = "the server's answer is not an HTTP response libcurl reads"
+            default:
+                return nil
+            }
+            let reason = String(cString: cfcurl_easy_strerror(code))
+            let detail = easy.errorMessage.map { $0.isEmpty ? "" : ": \($0)" } ?? ""
+            return "\(refusal) (libcurl error \(code), \(reason)\(detail))"
+        }
+
+        /// The error of a transfer whose response head Fetch did not accept: what the server sent, in `message`.
+        private static func badServerResponse(_ message: String, url: URL?) -> FetchError {
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+            return FetchError.transport(URLError(.badServerResponse, userInfo: userInfo))
+        }
+
+        private func makeHead() -> CurlHead? {
+            guard let url = job.request.url, head.statusCode > 0 else {
+                return nil
+            }
+            return CurlHead(
+                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: head.headerFields,
+                fieldLines: head.fieldLines)
         }
 
         private func makeResponse() -> HTTPURLResponse? {

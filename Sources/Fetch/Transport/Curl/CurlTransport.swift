@@ -17,6 +17,10 @@
     /// host), and HTTP/2 is used over TLS when the server offers it, with concurrent requests multiplexed on one
     /// connection. TLS always verifies the peer's certificate and host name.
     ///
+    /// Response heads are read strictly, with bounds: an invalid status or field line, a head past 256 KiB or 1,000
+    /// fields, or a header line past libcurl's 100 KB fails the request with ``FetchError/transport(_:request:)`` and
+    /// `URLError.badServerResponse`, whose message quotes the line.
+    ///
     /// A transport does not follow redirects: a 3xx response is delivered as it is, so that the caller applies its
     /// own ``RedirectPolicy`` hop by hop (``send(_:timeout:redirectPolicy:completion:)`` does that).
     ///
