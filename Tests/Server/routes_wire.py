@@ -1,7 +1,11 @@
-"""Routes for the wire tests: hostile response heads written as raw bytes on the socket.
+"""Routes for the wire tests: hostile response heads written as raw bytes on the socket, and a barrier that shows
+whether requests run at the same time.
 
 The raw routes bypass BaseHTTPRequestHandler's send_response, so that the bytes on the wire are exactly the ones the
 test names, and close the connection after them (nothing after a broken head can be trusted)."""
+
+import threading
+import time
 
 from test_server import route
 
@@ -80,3 +84,25 @@ def endless_head(exchange, match):
     """Header fields without end, until the client closes the connection (or 1 GiB, should it never)."""
     line = b"X-Endless: " + b"e" * 1000 + b"\r\n"
     write_head_then(exchange, (line for _ in range(1 << 20)))
+
+
+BARRIERS = {}  # name -> [arrived count, condition]
+BARRIERS_LOCK = threading.Lock()
+
+
+@route(r"/wire/barrier/([^/]+)")
+def barrier(exchange, match):
+    """Waits until ?count= requests for this name have arrived (at most ?wait= seconds), then answers whether they
+    all did, with Connection: close: an HTTP/1.1 server that takes one request per connection."""
+    count = int(exchange.query.get("count", ["4"])[0])
+    wait = float(exchange.query.get("wait", ["5"])[0])
+    with BARRIERS_LOCK:
+        entry = BARRIERS.setdefault(match.group(1), [0, threading.Condition(BARRIERS_LOCK)])
+        entry[0] += 1
+        entry[1].notify_all()
+        deadline = time.monotonic() + wait
+        while entry[0] < count and time.monotonic() < deadline:
+            entry[1].wait(deadline - time.monotonic())
+        arrived = entry[0]
+    exchange.close_connection = True
+    exchange.send_json(200, {"arrived": arrived, "count": count}, headers={"Connection": "close"})

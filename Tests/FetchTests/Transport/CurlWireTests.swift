@@ -98,5 +98,24 @@
             #expect(error?.description.contains(#""HTTP/1.1 999 Beyond""#) == true, "\(String(describing: error))")
             #expect(error?.description.contains(url.absoluteString) == true)
         }
+
+        /// Over plain http, where every connection is HTTP/1.1, requests do not wait for a connection that might
+        /// multiplex (`CURLOPT_PIPEWAIT`): against a server that closes each connection after one answer they run at
+        /// once. The server holds each answer until all four have arrived, or 3 s.
+        @Test func plainHTTPRequestsRunAtOnceAgainstAServerThatClosesEachConnection() async throws {
+            struct Barrier: Decodable, Parsable {
+                let arrived: Int
+                let count: Int
+            }
+            let url = server.url("/wire/barrier/\(UUID().uuidString)?count=4&wait=3")
+            let answers = try await withThrowingTaskGroup(of: Barrier.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await session.perform(TestRequest(url)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 4)
+            #expect(answers.allSatisfy { $0.arrived == 4 }, "\(answers.map(\.arrived))")
+        }
     }
 #endif

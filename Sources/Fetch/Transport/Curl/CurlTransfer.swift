@@ -70,8 +70,12 @@
             }
             if options.httpVersion == .http2OverTLS, library.supportsHTTP2 {
                 _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_2TLS))
-                // Wait for a connection that may multiplex rather than open another one.
-                _ = easy.set(Int(CFCURLOPT_PIPEWAIT), 1)
+                // Wait for a connection that may multiplex rather than open another one: only over TLS, where ALPN
+                // may pick HTTP/2. Over plain http every connection is HTTP/1.1, and waiting for one that a server
+                // closes after each answer runs the requests one at a time.
+                if Self.multiplexes(url) {
+                    _ = easy.set(Int(CFCURLOPT_PIPEWAIT), 1)
+                }
             } else {
                 _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1))
             }
@@ -220,6 +224,11 @@
                 $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             }
             return !names.isEmpty && names.allSatisfy { $0 == "identity" || library.decodableEncodings.contains($0) }
+        }
+
+        /// Whether a request to `url` may share a connection with others (HTTP/2, which only TLS's ALPN offers).
+        static func multiplexes(_ url: URL) -> Bool {
+            url.scheme?.lowercased() == "https"
         }
 
         /// `CURLOPT_TIMEOUT_MS` for `seconds`: rounded up to the millisecond, 0 (none) when not positive and finite.
