@@ -83,12 +83,12 @@ package enum HTTPDate {
         return date
     }
 
-    /// `text` as a number, when it is a number of ASCII digits in `digits`.
+    /// `text` as a number, when it is a number of ASCII digits in `digits` (read by ``WireNumber/digits(_:maximum:)``).
     private static func number(_ text: Substring, digits: ClosedRange<Int>) -> Int? {
-        guard digits.contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+        guard digits.contains(text.utf8.count) else {
             return nil
         }
-        return Int(text)
+        return WireNumber.digits(text.utf8)
     }
 
     /// `date` as an IMF-fixdate.

@@ -154,13 +154,14 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The wait a `Retry-After` value asks for, in seconds from `now`: delay-seconds or an HTTP-date
-    /// (RFC 9110 §10.2.3). `nil` when the value is neither.
+    /// (RFC 9110 §10.2.3). `nil` when the value is neither (`+5`, `-5`, `1.5`, `0x10`). Delay-seconds are read by
+    /// ``WireNumber/deltaSeconds(_:)``, so a longer wait than 2^31 s reads as 2^31 s, far past any
+    /// ``maximumRetryAfter``.
     package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 {
+        if let seconds = WireNumber.deltaSeconds(value) {
             return TimeInterval(seconds)
         }
-        guard let date = HTTPDate.date(from: trimmed) else {
+        guard let date = HTTPDate.date(from: value.trimmingCharacters(in: .whitespaces)) else {
             return nil
         }
         return max(0, date.timeIntervalSince(now))

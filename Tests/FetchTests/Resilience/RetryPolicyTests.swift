@@ -95,7 +95,7 @@ import Testing
         #expect(RetryPolicy.retryAfter(value, now: now) == seconds)
     }
 
-    @Test(arguments: ["soon", "-5", "1.5", ""])
+    @Test(arguments: ["soon", "-5", "1.5", "", "+5", "0x10", "1e3", "5 s"])
     func invalidRetryAfterValuesAreIgnored(value: String) {
         #expect(RetryPolicy.retryAfter(value, now: now) == nil)
     }

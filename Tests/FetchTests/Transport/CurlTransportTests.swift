@@ -118,6 +118,26 @@
             }
         }
 
+        @Test(arguments: ["-5", "+12", "99999999999999999999", "12 bytes"])
+        func aStreamedUploadWhoseContentLengthIsNoByteCountIsSentChunked(length: String) async throws {
+            let body = Data("twelve bytes".utf8)
+            var request = URLRequest(url: server.url("/curl/upload-digest/odd-length"))
+            request.httpMethod = "POST"
+            request.httpBodyStream = InputStream(data: body)
+            request.setValue(length, forHTTPHeaderField: "Content-Length")
+            let (response, data) = try await transport.exchange(request).get()
+            #expect(response.statusCode == 200)
+            struct Digest: Decodable {
+                let size: Int
+                let contentLength: String?
+                let transferEncoding: String?
+            }
+            let received = try JSONDecoder().decode(Digest.self, from: data)
+            #expect(received.size == body.count)
+            #expect(received.contentLength == nil)
+            #expect(received.transferEncoding == "chunked")
+        }
+
         @Test func aFractionalTimeoutEndsInTimedOutOnTime() async throws {
             // Timed where the transport reports, not where the awaiting task resumes: a busy test run can hold the
             // task back.

@@ -145,7 +145,7 @@
                 size = Int64(data.count)
             case .stream:
                 // A known length is sent as Content-Length; otherwise libcurl sends HTTP/1.1 bodies chunked.
-                size = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) } ?? -1
+                size = request.value(forHTTPHeaderField: "Content-Length").flatMap { WireNumber.byteCount($0) } ?? -1
             }
             _ = easy.set(Int(CFCURLOPT_POSTFIELDSIZE_LARGE), size: size)
             _ = easy.set(Int(CFCURLOPT_READDATA), pointer: context)
