@@ -24,6 +24,8 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "PercentEncoding", check: PercentEncodingProperties.check),
         FuzzTarget(name: "MultipartBody", check: MultipartBodyProperties.check),
         FuzzTarget(name: "ServerSentEvent", check: ServerSentEventProperties.check),
+        FuzzTarget(name: "ResponseHead", check: ResponseHeadProperties.check),
+        FuzzTarget(name: "WireNumber", check: WireNumberProperties.check),
     ]
 
     /// The target called `name`, if there is one.

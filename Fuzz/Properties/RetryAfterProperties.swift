@@ -2,7 +2,8 @@ import Fetch
 import Foundation
 
 /// `Retry-After` (`RetryPolicy.retryAfter(_:now:)`): any value gives no wait or a finite wait of zero or more seconds;
-/// delay-seconds give exactly that many; an HTTP date Fetch formats gives the seconds until it.
+/// a value of digits (with spaces or tabs around) gives exactly that many seconds, up to 2^31, as a comparison of
+/// decimal strings says; a signed number gives none; an HTTP date Fetch formats gives the seconds until it.
 package enum RetryAfterProperties {
     private static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -12,8 +13,20 @@ package enum RetryAfterProperties {
         if let wait = RetryPolicy.retryAfter(value, now: now), !(wait.isFinite && wait >= 0) {
             return "Retry-After: \(value.debugDescription) gives a wait of \(wait) s"
         }
+        let digits = WireNumberProperties.Reference(
+            Array(value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()))
+        if digits.isDigits {
+            let limit = WireNumber.maximumDeltaSeconds
+            let expected = digits.isAtMost(String(limit)) ? digits.value ?? limit : limit
+            guard RetryPolicy.retryAfter(value, now: now) == TimeInterval(expected) else {
+                return "Retry-After: \(value.debugDescription) is not a wait of \(expected) s"
+            }
+        }
+        for sign in ["+", "-"] where RetryPolicy.retryAfter(sign + value, now: now) != nil && digits.isDigits {
+            return "Retry-After: \((sign + value).debugDescription) gives a wait"
+        }
         var reader = FuzzInput(input)
-        let seconds = Int(reader.int64() & 0x3FFF_FFFF)
+        let seconds = Int(truncatingIfNeeded: reader.int64() & 0x3FFF_FFFF)
         if let wait = RetryPolicy.retryAfter(" \(seconds) ", now: now), wait != TimeInterval(seconds) {
             return "Retry-After: \(seconds) gives a wait of \(wait) s"
         }
