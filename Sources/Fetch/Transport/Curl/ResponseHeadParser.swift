@@ -206,26 +206,32 @@ package struct ResponseHeadParser: Sendable {
         guard !more.isEmpty else {
             return
         }
-        let name = fieldLines[last].name
-        fieldLines[last].value = fieldLines[last].value.isEmpty ? more : fieldLines[last].value + " " + more
+        let (name, previous) = fieldLines[last]
+        fieldLines[last].value = previous.isEmpty ? more : previous + " " + more
+        // The joined value ends with the previous line's value, which the fold continues.
         if let joined = headerFields[name] {
-            headerFields[name] = joined.isEmpty ? more : joined + " " + more
+            headerFields[name] = previous.isEmpty ? joined + more : joined + " " + more
         }
     }
 
     // MARK: - Bytes
 
-    /// A field value: without spaces, tabs and CRs at either end, and with CR, LF and NUL inside it as spaces.
+    /// A field value: CR, LF and NUL as spaces, and without spaces and tabs at either end.
     private static func value(_ bytes: UnsafeRawBufferPointer) -> String {
         var lower = 0
         var upper = bytes.count
-        while lower < upper, isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower, isSpace(bytes[upper - 1]) || bytes[upper - 1] == 0x0D { upper -= 1 }
+        while lower < upper, isSpace(bytes[lower]) || isControl(bytes[lower]) { lower += 1 }
+        while upper > lower, isSpace(bytes[upper - 1]) || isControl(bytes[upper - 1]) { upper -= 1 }
         let trimmed = UnsafeRawBufferPointer(rebasing: bytes[lower..<upper])
-        guard trimmed.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+        guard trimmed.contains(where: isControl) else {
             return String(decoding: trimmed, as: UTF8.self)
         }
-        return String(decoding: trimmed.map { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 ? 0x20 : $0 }, as: UTF8.self)
+        return String(decoding: trimmed.map { isControl($0) ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// CR, LF or NUL: what RFC 9110 §5.5 lets a recipient read as a space in a field value.
+    private static func isControl(_ byte: UInt8) -> Bool {
+        byte == 0x0D || byte == 0x0A || byte == 0x00
     }
 
     /// The version's text, without an allocation for the usual ones.
