@@ -4,7 +4,8 @@ import Foundation
 /// Response heads (`ResponseHeadParser`), the input split into lines at each LF as libcurl hands them over: any
 /// bytes are read without a crash; a head it accepts has a status from 100 to 599; writing the accepted fields out
 /// again and reading them gives the same head; a status line among the fields or after the head never changes the
-/// status; and the limits hold (a parser with smaller ones accepts exactly the heads within them).
+/// status; a parser that keeps no ordered field lines (the transport's) reads the same head; and the limits hold (a
+/// parser with smaller ones accepts exactly the heads within them).
 package enum ResponseHeadProperties {
     private static let smallByteLimit = 512
     private static let smallFieldLimit = 8
@@ -19,6 +20,12 @@ package enum ResponseHeadProperties {
                 return "\(input.debugDescription): a parser with smaller limits accepts a head the default refuses"
             }
             return nil
+        }
+        switch parse(lines, keepsFieldLines: false) {
+        case .success(let lean) where lean.statusCode == parser.statusCode && lean.headerFields == parser.headerFields:
+            break
+        default:
+            return "\(input.debugDescription): a parser that keeps no field lines reads another head"
         }
         guard (100...599).contains(parser.statusCode) else {
             return "\(input.debugDescription): accepted with status \(parser.statusCode)"
@@ -134,9 +141,11 @@ package enum ResponseHeadProperties {
     private static func parse(
         _ lines: [Data],
         maximumHeadBytes: Int = ResponseHeadParser.maximumHeadBytes,
-        maximumFieldCount: Int = ResponseHeadParser.maximumFieldCount
+        maximumFieldCount: Int = ResponseHeadParser.maximumFieldCount,
+        keepsFieldLines: Bool = true
     ) -> Result<ResponseHeadParser, ResponseHeadParser.Failure> {
-        var parser = ResponseHeadParser(maximumHeadBytes: maximumHeadBytes, maximumFieldCount: maximumFieldCount)
+        var parser = ResponseHeadParser(
+            maximumHeadBytes: maximumHeadBytes, maximumFieldCount: maximumFieldCount, keepsFieldLines: keepsFieldLines)
         for line in lines {
             let wasComplete = parser.isComplete
             let result = line.withUnsafeBytes { buffer in

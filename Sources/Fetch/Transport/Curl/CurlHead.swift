@@ -18,8 +18,6 @@
         let httpVersion: String
         /// The header fields as received; a repeated name has its values joined with `, `.
         let headerFields: [String: String]
-        /// The same fields in the order received, each repeated name once per line.
-        let fieldLines: [(name: String, value: String)]
 
         /// The value of the header field `name`, whatever its case.
         func value(forHeader name: String) -> String? {

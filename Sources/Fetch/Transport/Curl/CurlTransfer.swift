@@ -442,8 +442,7 @@
                 return nil
             }
             return CurlHead(
-                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: head.headerFields,
-                fieldLines: head.fieldLines)
+                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: head.headerFields)
         }
 
         private func makeResponse() -> HTTPURLResponse? {

@@ -89,19 +89,32 @@ package struct ResponseHeadParser: Sendable {
     /// The header fields of the head read last; a repeated name has its values joined with `, `.
     package private(set) var headerFields: [String: String] = [:]
 
-    /// The same fields in the order received, each repeated name once per line.
+    /// The same fields in the order received, each repeated name once per line, when the parser was asked to keep
+    /// them (otherwise empty).
     package private(set) var fieldLines: [(name: String, value: String)] = []
+
+    /// Whether ``fieldLines`` is kept: about a seventh of the parser's work on a typical head, which the transport
+    /// does not pay until a caller can read them.
+    private let keepsFieldLines: Bool
+
+    /// The name of the last field line, which an obs-fold continues.
+    private var lastName: String?
 
     /// Whether the final head has ended.
     package var isComplete: Bool { state == .complete }
 
-    /// A parser for the heads of one response, at most `maximumHeadBytes` bytes and `maximumFieldCount` fields.
-    package init(maximumHeadBytes: Int = Self.maximumHeadBytes, maximumFieldCount: Int = Self.maximumFieldCount) {
+    /// A parser for the heads of one response, at most `maximumHeadBytes` bytes and `maximumFieldCount` fields,
+    /// that keeps the ordered ``fieldLines`` when `keepsFieldLines` is `true`.
+    package init(
+        maximumHeadBytes: Int = Self.maximumHeadBytes,
+        maximumFieldCount: Int = Self.maximumFieldCount,
+        keepsFieldLines: Bool = false
+    ) {
         byteLimit = maximumHeadBytes
         fieldLimit = maximumFieldCount
-        // One allocation each for a typical head, instead of growing (and rehashing) field by field.
+        self.keepsFieldLines = keepsFieldLines
+        // One allocation for a typical head, instead of growing (and rehashing) field by field.
         headerFields.reserveCapacity(16)
-        fieldLines.reserveCapacity(16)
     }
 
     /// Reads one line, with its line end (CR LF or LF) or without.
@@ -168,12 +181,13 @@ package struct ResponseHeadParser: Sendable {
         httpVersion = Self.version(UnsafeRawBufferPointer(rebasing: line[0..<versionEnd]))
         headerFields.removeAll(keepingCapacity: true)
         fieldLines.removeAll(keepingCapacity: true)
+        lastName = nil
         state = .fields
     }
 
     private mutating func readFieldLine(_ line: UnsafeRawBufferPointer) throws(Failure) {
         if Self.isSpace(line[0]) {
-            try unfold(line)
+            unfold(line)
             return
         }
         guard let colon = line.firstIndex(of: 0x3A) else {
@@ -181,7 +195,7 @@ package struct ResponseHeadParser: Sendable {
         }
         var nameEnd = colon
         while nameEnd > 0, Self.isSpace(line[nameEnd - 1]) { nameEnd -= 1 }
-        guard nameEnd > 0, line[0..<nameEnd].allSatisfy(Self.isTokenCharacter) else {
+        guard nameEnd > 0, Self.isToken(UnsafeRawBufferPointer(rebasing: line[0..<nameEnd])) else {
             throw .invalidFieldLine(Self.quote(line))
         }
         fieldCount += 1
@@ -190,7 +204,10 @@ package struct ResponseHeadParser: Sendable {
         }
         let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<nameEnd]), as: UTF8.self)
         let value = Self.value(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
-        fieldLines.append((name, value))
+        if keepsFieldLines {
+            fieldLines.append((name, value))
+        }
+        lastName = name
         // One lookup for a field's first line; a repeated field (rare) is joined with a second.
         if let existing = headerFields.updateValue(value, forKey: name) {
             headerFields[name] = existing + ", " + value
@@ -198,19 +215,21 @@ package struct ResponseHeadParser: Sendable {
     }
 
     /// An obs-fold line: the previous field's value continues after one space.
-    private mutating func unfold(_ line: UnsafeRawBufferPointer) throws(Failure) {
-        guard let last = fieldLines.indices.last else {
+    private mutating func unfold(_ line: UnsafeRawBufferPointer) {
+        guard let name = lastName, let joined = headerFields[name] else {
             return  // whitespace right after the status line: consumed without further processing
         }
         let more = Self.value(line)
         guard !more.isEmpty else {
             return
         }
-        let (name, previous) = fieldLines[last]
-        fieldLines[last].value = previous.isEmpty ? more : previous + " " + more
-        // The joined value ends with the previous line's value, which the fold continues.
-        if let joined = headerFields[name] {
-            headerFields[name] = previous.isEmpty ? joined + more : joined + " " + more
+        // The joined value ends with the previous line's value, which the fold continues: after a space, unless that
+        // value is empty (then the joined value is empty or ends with ", ", as no value ends with a space).
+        let continuesEmpty = joined.isEmpty || joined.utf8.last == 0x20
+        headerFields[name] = continuesEmpty ? joined + more : joined + " " + more
+        if let last = fieldLines.indices.last {
+            let previous = fieldLines[last].value
+            fieldLines[last].value = previous.isEmpty ? more : previous + " " + more
         }
     }
 
@@ -260,15 +279,17 @@ package struct ResponseHeadParser: Sendable {
         byte >= 0x30 && byte <= 0x39
     }
 
-    /// RFC 9110 §5.6.2's tchar: a letter, a digit, or one of ``!#$%&'*+-.^_`|~``.
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A:
-            true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E:
-            true
-        default:
-            false
+    /// Whether every byte is an RFC 9110 §5.6.2 tchar: a letter, a digit, or one of ``!#$%&'*+-.^_`|~``.
+    private static func isToken(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // The tchars as bits: bytes 0-63 in the first mask, 64-127 in the second.
+        let low: UInt64 = 0x03FF_6CFA_0000_0000
+        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+        for byte in bytes {
+            let mask = byte < 64 ? low : high
+            guard byte < 128, mask & (1 << UInt64(byte & 63)) != 0 else {
+                return false
+            }
         }
+        return true
     }
 }
