@@ -80,7 +80,7 @@ final class CacheIdentity: Sendable {
 
     private func tag(of fields: [(name: String, value: String?)]) -> String? {
         var text = ""
-        for case let (name, value?) in fields {
+        for case (let name, let value?) in fields {
             text += name.lowercased() + ":" + value + "\n"
         }
         return text.isEmpty ? nil : tag(text)
@@ -104,25 +104,38 @@ final class CacheIdentity: Sendable {
 
     /// The first 32-byte block of PBKDF2-HMAC-SHA256 (RFC 8018 §5.2).
     static func pbkdf2(password: [UInt8], salt: [UInt8], iterations: Int) -> [UInt8] {
-        var block = hmac(key: password, message: salt + [0, 0, 0, 1])
+        let mac = HMAC(key: password)
+        var block = mac.authenticate(salt + [0, 0, 0, 1])
         var result = block
         for _ in 1..<max(1, iterations) {
-            block = hmac(key: password, message: block)
+            block = mac.authenticate(block)
             for index in result.indices {
                 result[index] ^= block[index]
             }
         }
         return result
     }
+}
 
-    /// HMAC-SHA256 (RFC 2104) of `message` under `key`.
-    static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+/// HMAC-SHA256 (RFC 2104) under one key, with the hash states after the padded keys worked out once, so that each
+/// message costs two compressions more than its length.
+struct HMAC {
+    private var inner = SHA256()
+    private var outer = SHA256()
+
+    init(key: [UInt8]) {
         var block = key.count > 64 ? SHA256.hash(Data(key)) : key
         block += [UInt8](repeating: 0, count: 64 - block.count)
-        var inner = SHA256()
-        inner.update(Data(block.map { $0 ^ 0x36 } + message))
-        var outer = SHA256()
-        outer.update(Data(block.map { $0 ^ 0x5c } + inner.finalize()))
+        block.map { $0 ^ 0x36 }.withUnsafeBytes { inner.update($0) }
+        block.map { $0 ^ 0x5c }.withUnsafeBytes { outer.update($0) }
+    }
+
+    /// The MAC of `message`.
+    func authenticate(_ message: [UInt8]) -> [UInt8] {
+        var inner = inner
+        message.withUnsafeBytes { inner.update($0) }
+        var outer = outer
+        inner.finalize().withUnsafeBytes { outer.update($0) }
         return outer.finalize()
     }
 }

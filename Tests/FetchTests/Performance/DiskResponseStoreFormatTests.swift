@@ -41,7 +41,8 @@ import Testing
             DiskResponseStore.fileName(for: "https://api.example.com/users/1")
                 == "0000000000000000e7bacdf3ced9145b60eddf17024b60c1.response")
         let tag = "0123456789abcdef0123456789abcdef"
-        let owned = DiskResponseStore.fileName(for: CacheKey.make(url: "https://api.example.com/users/1", identity: tag))
+        let owned = DiskResponseStore.fileName(
+            for: CacheKey.make(url: "https://api.example.com/users/1", identity: tag))
         #expect(owned.hasPrefix("0123456789abcdef") && owned.utf8.count == 48 + ".response".utf8.count)
         #expect(owned != DiskResponseStore.fileName(for: "https://api.example.com/users/1"))
         try store().insert(StoredResponses.make("/users/1"))
