@@ -24,6 +24,7 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "PercentEncoding", check: PercentEncodingProperties.check),
         FuzzTarget(name: "MultipartBody", check: MultipartBodyProperties.check),
         FuzzTarget(name: "ServerSentEvent", check: ServerSentEventProperties.check),
+        FuzzTarget(name: "DiskResponseFile", check: DiskResponseFileProperties.check),
     ]
 
     /// The target called `name`, if there is one.

@@ -211,4 +211,18 @@ import Testing
             freshness.initialAge
                 == (age == "99999999999999999999" ? ResponseFreshness.maximum : age == "12, 13" ? 12 : 0))
     }
+
+    @Test func theFuzzSeedsAreFilesOfTheFormatOnceSealedWithTheirHash() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appending(path: "Fuzz/Corpus/DiskResponseFile")
+        let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        #expect(names.count >= 3)
+        for name in names {
+            var sealed = try Data(contentsOf: corpus.appending(path: name))
+            let hash = sealed.withUnsafeBytes { ContentHash.hash($0) }
+            withUnsafeBytes(of: hash.bigEndian) { sealed.append(contentsOf: $0) }
+            // Each seed reaches the end of the decoder: a valid file, or (by its name) one refused for its numbers.
+            #expect((DiskResponseStore.decode(sealed) == nil) == name.hasPrefix("out-of-range"), "\(name)")
+        }
+    }
 }
