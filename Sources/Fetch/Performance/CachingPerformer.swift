@@ -53,8 +53,11 @@ import Foundation
 /// ``init(_:directory:maximumDiskBytes:maximumBytes:storesPrivateResponses:offlinePolicy:now:)`` keeps them in files
 /// in a directory too, so that they outlive the process, with the memory cache in front: a response is written to
 /// both, read from memory when it is there, and read from disk (then kept in memory) when it is not. Files are
-/// written whole under a temporary name and renamed into place; a truncated, corrupt or foreign file is skipped and
-/// removed, never served; several performers or processes may share one directory.
+/// written whole under a temporary name and renamed into place; a truncated or corrupt file of the cache's is skipped
+/// and removed, never served; several performers or processes may share one directory. Files are 0600, the directory
+/// the cache makes 0700, no symbolic link is followed, and a file the cache cannot prove is its own (by its name and
+/// its first bytes) is never served, replaced or removed. See <doc:CachingPerUser> for how the cache keeps users'
+/// responses apart.
 ///
 /// A fresh hit is delivered without any network work, and without parsing again: the value first parsed from a
 /// response in memory is kept with it, per type, and handed to later callers asking for the same type (values are
@@ -151,8 +154,9 @@ public final class CachingPerformer: RequestPerforming {
     ///
     /// - Parameters:
     ///   - base: The performer that sends requests the cache cannot answer, such as a ``Session``.
-    ///   - directory: The directory for the cache's files, created if needed. Give the cache a directory of its
-    ///     own: files in it that are not the cache's are removed.
+    ///   - directory: The directory for the cache's files, created (0700) if needed. Give the cache a directory
+    ///     of its own: the cache never touches a file it cannot prove is its own, but it adds its files (0600) to
+    ///     whatever directory it is given.
     ///   - maximumDiskBytes: The most bytes of files to keep in `directory`. The default is 64 MiB.
     ///   - maximumBytes: The most bytes of bodies and headers to keep in memory as well. The default is 16 MiB; 0
     ///     reads every hit from disk.
