@@ -707,7 +707,8 @@ package final class DiskResponseStore: Sendable {
             return nil
         }
         var headers: [String: String] = [:]
-        headers.reserveCapacity(headerCount)
+        // A count is outside input too: reserve no more than the bytes left could hold (8 per field at least).
+        headers.reserveCapacity(min(headerCount, metadata.remainingCount / 8))
         for _ in 0..<headerCount {
             guard let name = metadata.string(), let value = metadata.string() else {
                 return nil
@@ -823,6 +824,11 @@ private struct MetadataReader {
 
     var isAtEnd: Bool {
         offset == buffer.count
+    }
+
+    /// The bytes not read yet.
+    var remainingCount: Int {
+        buffer.count - offset
     }
 
     private mutating func take(_ length: Int) -> UnsafeRawBufferPointer? {
