@@ -406,7 +406,13 @@ private struct CachingMiddleware: Middleware {
         if received.status == 304, let stored {
             let refreshed = stored.refreshed(by: received, requestTime: requestTime, responseTime: responseTime)
             store.insert(refreshed)
-            return refreshed.response(answering: request)
+            guard received.value(forHeader: "Set-Cookie") != nil else {
+                return refreshed.response(answering: request)
+            }
+            // The cookie goes to this caller only; the stored response keeps none.
+            return stored.refreshed(
+                by: received, requestTime: requestTime, responseTime: responseTime, keepingCookies: true
+            ).response(answering: request)
         }
         guard
             let storable = StoredResponse(

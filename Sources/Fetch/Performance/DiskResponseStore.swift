@@ -392,7 +392,7 @@ package final class DiskResponseStore: Sendable {
                 continue
             }
             if isFile, Self.isEntryName(name), known.contains(name) || Self.ownMagic(at: path) == Self.magic {
-                found.append((name, WireNumber.clampedInteger(Double(status.st_size), in: 0...Int.max), modified))
+                found.append((name, Int(clamping: max(0, status.st_size)), modified))
                 continue
             }
             if isFile, Self.isOldEntryName(name), Self.ownMagic(at: path) != nil {
@@ -568,7 +568,9 @@ package final class DiskResponseStore: Sendable {
     private static func markUse(of descriptor: Int32, at date: Date) {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         let time = timespec(
-            tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
+            tv_sec: WireNumber.clampedInteger(seconds),
+            tv_nsec: WireNumber.clampedInteger(
+                (date.timeIntervalSince1970 - seconds) * 1_000_000_000, in: 0...999_999_999))
         let times = [time, time]
         _ = futimens(descriptor, times)
     }
@@ -694,8 +696,11 @@ package final class DiskResponseStore: Sendable {
         guard ContentHash.hash(UnsafeRawBufferPointer(rebasing: file[..<checked])) == checksum else {
             return nil
         }
-        let metadataLength = Int(UInt32(bigEndian: file.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self)))
-        guard metadataLength <= checked - headerLength else {
+        guard
+            let metadataLength = Int(
+                exactly: UInt32(bigEndian: file.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self))),
+            metadataLength <= checked - headerLength
+        else {
             return nil
         }
         let bodyStart = headerLength + metadataLength
@@ -843,12 +848,14 @@ private struct MetadataReader {
         take(length)?.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// An 8-byte integer; `nil` where it does not fit an `Int` (a 32-bit platform).
     mutating func integer() -> Int? {
-        bigEndian(8).map { Int(Int64(bitPattern: $0)) }
+        bigEndian(8).flatMap { Int(exactly: Int64(bitPattern: $0)) }
     }
 
+    /// A 4-byte count; `nil` where it does not fit an `Int` (a 32-bit platform).
     mutating func count() -> Int? {
-        bigEndian(4).map { Int($0) }
+        bigEndian(4).flatMap { Int(exactly: $0) }
     }
 
     mutating func flag() -> Bool? {

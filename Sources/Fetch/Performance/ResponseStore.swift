@@ -247,10 +247,14 @@ package struct StoredResponse: Sendable {
     }
 
     /// The stored response updated by a `304 Not Modified` (RFC 9111 §4.3.4): its header fields replace the stored
-    /// ones of the same name, and its times restart the response's age.
-    func refreshed(by notModified: Response, requestTime: Date, responseTime: Date) -> StoredResponse {
+    /// ones of the same name, and its times restart the response's age. A `Set-Cookie` of the 304 is the caller's
+    /// alone: it is kept only when `keepingCookies` (for the caller's answer), never in the stored response.
+    func refreshed(
+        by notModified: Response, requestTime: Date, responseTime: Date, keepingCookies: Bool = false
+    ) -> StoredResponse {
         var headers = self.headers
-        for (name, value) in notModified.headers where !HeaderName.equal(name, "Content-Length") {
+        for (name, value) in notModified.headers
+        where !HeaderName.equal(name, "Content-Length") && (keepingCookies || !HeaderName.equal(name, "Set-Cookie")) {
             if let existing = headers.keys.first(where: { HeaderName.equal($0, name) }) {
                 headers[existing] = nil
             }

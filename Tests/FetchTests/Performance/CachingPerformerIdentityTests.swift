@@ -153,6 +153,34 @@ struct Answer: Decodable, Parsable, Equatable {
     }
 
     @Test(arguments: Storage.allCases)
+    func aCookieSetByARevalidationGoesToItsCallerOnlyNotIntoTheStore(storage: Storage) throws {
+        let calls = Locked(0)
+        let backend = MockPerformer { _ in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            switch call {
+            case 1:
+                return MockResponse(headers: ["Cache-Control": "no-cache", "ETag": #""v1""#], data: Data("{}".utf8))
+            case 2: return MockResponse(status: 304, headers: ["ETag": #""v1""#, "Set-Cookie": "session=rotated"])
+            default: return MockResponse(status: 304, headers: ["ETag": #""v1""#])
+            }
+        }
+        let performer = try makePerformer(backend, storage)
+
+        let first: Response = try perform(performer, nil)
+        let revalidated: Response = try perform(performer, nil)
+        let next: Response = try perform(performer, nil)
+
+        #expect(first[header: "Set-Cookie"] == nil)
+        #expect(revalidated[header: "Set-Cookie"] == "session=rotated", "the caller whose 304 set it")
+        #expect(next[header: "Set-Cookie"] == nil, "the next caller: the stored response keeps no cookie")
+        #expect(next.data == Data("{}".utf8))
+        #expect(calls.withLock { $0 } == 3)
+    }
+
+    @Test(arguments: Storage.allCases)
     func aSharedCacheNeverStoresAPrivateResponseEvenWithoutCredentials(storage: Storage) throws {
         let backend = WhoAsked(headers: ["Cache-Control": "private, max-age=60"])
         let performer = try makePerformer(backend.performer, storage, storesPrivateResponses: false)
