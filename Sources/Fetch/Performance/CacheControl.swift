@@ -15,6 +15,8 @@ package struct CacheControl: Sendable {
     package var isPrivate = false
     /// `must-revalidate`: once stale, the response must not be used without revalidation.
     package var mustRevalidate = false
+    /// `proxy-revalidate`: `must-revalidate` for shared caches only.
+    package var proxyRevalidate = false
     /// `public`: any cache may store the response, a shared one even for a request with `Authorization`.
     package var isPublic = false
     /// `s-maxage=N`: the lifetime for shared caches; its presence also lets a shared cache store a response to a
@@ -49,6 +51,7 @@ package struct CacheControl: Sendable {
             case "s-maxage":
                 sharedMaxAge = argument.flatMap(Self.validDeltaSeconds)
             case "public": isPublic = true
+            case "proxy-revalidate": proxyRevalidate = true
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "private": isPrivate = true

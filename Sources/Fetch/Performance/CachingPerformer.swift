@@ -100,7 +100,8 @@ public final class CachingPerformer: RequestPerforming {
     /// response is served only to requests with the same credentials, or, for one fetched without any, to requests
     /// without any. A shared cache (`false`, for one performer serving several users, such as a server's) follows
     /// RFC 9111 §3.5: it never stores a `private` response, and stores a response to a request with credentials
-    /// only when `public`, `s-maxage` or `must-revalidate` marks it shareable, then serves it to anyone.
+    /// only when `public`, `s-maxage` or `must-revalidate` marks it shareable, then serves it to anyone; there
+    /// `s-maxage` is the lifetime and `proxy-revalidate` counts as `must-revalidate`.
     public let storesPrivateResponses: Bool
 
     /// Whether stored responses answer when the network fails. The default is ``OfflinePolicy/never``.
@@ -404,14 +405,17 @@ private struct CachingMiddleware: Middleware {
     ) -> Response {
         let responseTime = now()
         if received.status == 304, let stored {
-            let refreshed = stored.refreshed(by: received, requestTime: requestTime, responseTime: responseTime)
+            let isShared = !storesPrivateResponses
+            let refreshed = stored.refreshed(
+                by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
             store.insert(refreshed)
             guard received.value(forHeader: "Set-Cookie") != nil else {
                 return refreshed.response(answering: request)
             }
             // The cookie goes to this caller only; the stored response keeps none.
             return stored.refreshed(
-                by: received, requestTime: requestTime, responseTime: responseTime, keepingCookies: true
+                by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared,
+                keepingCookies: true
             ).response(answering: request)
         }
         guard

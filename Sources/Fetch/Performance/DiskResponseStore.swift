@@ -611,8 +611,13 @@ package final class DiskResponseStore: Sendable {
         }
     }
 
-    /// The file for `response` (format `FETCHRS3`): magic, metadata length (4 bytes, big-endian), metadata, body,
+    /// The file for `response` (format `FETCHRS4`): magic, metadata length (4 bytes, big-endian), metadata, body,
     /// and the ``ContentHash`` of all that (8 bytes, big-endian).
+    ///
+    /// `FETCHRS4` has the layout of `FETCHRS3`; what changed is what it holds and where: the key carries the tag of
+    /// the credentials (``CacheKey``), the `Vary` values hold credentials' tags instead of their values, freshness
+    /// values are clamped, and the name starts with the owner's digits. The new magic makes the store remove the
+    /// older files, which may hold a bearer token in clear or an `Age: 1e300`.
     ///
     /// The metadata is binary, not JSON: `JSONDecoder` was half of what a hit from disk cost. In order: the key, the
     /// status, the headers, the URL, the `Vary` values, the request and response times, the response's

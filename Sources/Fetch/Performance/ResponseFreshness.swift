@@ -43,16 +43,21 @@ package struct ResponseFreshness: Sendable, Equatable {
         self.staleIfError = staleIfError
     }
 
-    /// The freshness of a response with `headers`, requested at `requestTime` and received at `responseTime`.
-    init(headers: [String: String], requestTime: Date, responseTime: Date) {
+    /// The freshness of a response with `headers`, requested at `requestTime` and received at `responseTime`, for
+    /// a private cache or (`isShared`) a shared one, where `s-maxage` replaces `max-age` and, like
+    /// `proxy-revalidate`, forbids stale use (RFC 9111 §5.2.2.8, §5.2.2.10).
+    init(headers: [String: String], requestTime: Date, responseTime: Date, isShared: Bool = false) {
         func value(_ name: String) -> String? {
             StoredResponse.value(forHeader: name, in: headers)
         }
         let control = CacheControl(value("Cache-Control"))
         let date = value("Date").flatMap(HTTPDate.date(from:)) ?? responseTime
-        lifetime = Self.clamped(Self.lifetime(control: control, expires: value("Expires"), date: date))
+        let sharedMaxAge = isShared ? control.sharedMaxAge : nil
+        lifetime = Self.clamped(
+            sharedMaxAge ?? Self.lifetime(control: control, expires: value("Expires"), date: date))
         requiresRevalidation = control.noCache || lifetime <= 0
-        forbidsStaleUse = control.noCache || control.mustRevalidate
+        forbidsStaleUse =
+            control.noCache || control.mustRevalidate || (isShared && (control.proxyRevalidate || sharedMaxAge != nil))
         staleWhileRevalidate = Self.clamped(control.staleWhileRevalidate ?? 0)
         staleIfError = Self.clamped(control.staleIfError ?? 0)
         let apparentAge = max(0, responseTime.timeIntervalSince(date))

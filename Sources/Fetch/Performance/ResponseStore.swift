@@ -160,7 +160,8 @@ package struct StoredResponse: Sendable {
             url: received.url,
             varyingValues: varyingValues,
             requestTime: requestTime,
-            responseTime: responseTime
+            responseTime: responseTime,
+            isShared: !storesPrivateResponses
         )
         let hasValidator = value(forHeader: "ETag") != nil || value(forHeader: "Last-Modified") != nil
         guard freshnessLifetime > 0 || hasValidator else {
@@ -188,7 +189,8 @@ package struct StoredResponse: Sendable {
         varyingValues: [String: String?],
         requestTime: Date,
         responseTime: Date,
-        freshness: ResponseFreshness? = nil
+        freshness: ResponseFreshness? = nil,
+        isShared: Bool = false
     ) {
         self.key = key
         self.status = status
@@ -199,7 +201,9 @@ package struct StoredResponse: Sendable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.freshness =
-            freshness ?? ResponseFreshness(headers: headers, requestTime: requestTime, responseTime: responseTime)
+            freshness
+            ?? ResponseFreshness(
+                headers: headers, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
     }
 
     func value(forHeader name: String) -> String? {
@@ -250,7 +254,8 @@ package struct StoredResponse: Sendable {
     /// ones of the same name, and its times restart the response's age. A `Set-Cookie` of the 304 is the caller's
     /// alone: it is kept only when `keepingCookies` (for the caller's answer), never in the stored response.
     func refreshed(
-        by notModified: Response, requestTime: Date, responseTime: Date, keepingCookies: Bool = false
+        by notModified: Response, requestTime: Date, responseTime: Date, isShared: Bool,
+        keepingCookies: Bool = false
     ) -> StoredResponse {
         var headers = self.headers
         for (name, value) in notModified.headers
@@ -268,7 +273,8 @@ package struct StoredResponse: Sendable {
             url: url,
             varyingValues: varyingValues,
             requestTime: requestTime,
-            responseTime: responseTime
+            responseTime: responseTime,
+            isShared: isShared
         )
     }
 

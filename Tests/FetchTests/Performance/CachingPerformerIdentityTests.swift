@@ -180,6 +180,19 @@ struct Answer: Decodable, Parsable, Equatable {
         #expect(calls.withLock { $0 } == 3)
     }
 
+    @Test(arguments: [false, true])
+    func sMaxageIsTheLifetimeOfASharedCacheOnly(isShared: Bool) throws {
+        let backend = WhoAsked(headers: ["Cache-Control": "max-age=10, s-maxage=120"])
+        let clock = TestClock()
+        let performer = CachingPerformer(backend.performer, storesPrivateResponses: !isShared) { clock.now }
+
+        _ = try perform(performer, nil) as Answer
+        clock.advance(by: 60)
+        _ = try perform(performer, nil) as Answer
+
+        #expect(backend.count == (isShared ? 1 : 2), "fresh for 120 s in a shared cache, 10 s in a private one")
+    }
+
     @Test(arguments: Storage.allCases)
     func aSharedCacheNeverStoresAPrivateResponseEvenWithoutCredentials(storage: Storage) throws {
         let backend = WhoAsked(headers: ["Cache-Control": "private, max-age=60"])
