@@ -13,11 +13,12 @@ import Foundation
 /// let again: User = try await performer.perform(GetUser(id: 1))  // from memory while fresh
 /// ```
 ///
-/// It follows HTTP caching (RFC 9111) as a private client cache:
+/// It follows HTTP caching (RFC 9111) as a private client cache (or a shared one, see ``storesPrivateResponses``):
 /// - Only `GET` responses with status 200 are stored; a response with `Cache-Control: no-store`, with `Vary: *`, or
 ///   (unless ``storesPrivateResponses`` is set) with `Cache-Control: private` is not.
 /// - A stored response is fresh for `Cache-Control: max-age`, otherwise until `Expires` (measured against the
-///   response's `Date`), less its `Age`. There is no heuristic freshness: a response without either is stored only
+///   response's `Date`), less its `Age`. Every number is read strictly: an invalid `max-age` makes the response stale,
+///   an invalid `Age` (`-1`, `1e300`, `inf`) is ignored, and any delta-seconds above 2^31 is read as 2^31. There is no heuristic freshness: a response without either is stored only
 ///   when it has a validator, and revalidated on every use.
 /// - A stale response, or one marked `no-cache`, is revalidated with `If-None-Match` (its `ETag`) and
 ///   `If-Modified-Since` (its `Last-Modified`); a `304 Not Modified` answers from the stored body and refreshes its
@@ -28,11 +29,13 @@ import Foundation
 ///   gets another's response; ``removeAll(authorizedBy:)`` drops a user's responses at log-out. With
 ///   ``storesPrivateResponses`` `false` it is a shared cache instead. A response with `Set-Cookie` is never stored:
 ///   it starts or changes a session, and its body and cookie are that session's alone (stricter than RFC 9111 §7.3,
-///   which leaves it to the server). Credentials are seen as the request reaches the cache: put the cache inside any
+///   which leaves it to the server); a `Set-Cookie` on a `304` reaches only the caller whose revalidation brought it.
+///   Credentials are seen as the request reaches the cache: put the cache inside any
 ///   middleware that adds them (`session.caching().authenticating(with: …)`, not the other way round), and note that
 ///   `URLSession` adds the cookies of its cookie storage only after the cache.
 /// - A request with `Cache-Control: no-store` bypasses the cache; one with `no-cache` revalidates. A successful
-///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored response for its URL.
+///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored responses for its URL fetched with its
+///   credentials and without any (other users' are not known without their credentials).
 /// - When the stored bodies and headers exceed the limit, the least recently used responses are removed.
 ///
 /// **Stale responses (RFC 5861).** Within a response's `stale-while-revalidate=N` window (N seconds after it went

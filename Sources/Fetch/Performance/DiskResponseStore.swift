@@ -154,8 +154,9 @@ package final class DiskResponseStore: Sendable {
             return salt  // a read-only directory: this store's own salt
         }
         defer { unlink(temporary.path) }
-        // `link` fails when the file exists: of two stores making it at once, both end up with the winner's.
-        if link(temporary.path, path) == 0 {
+        // `link` fails when the file exists: of two stores making it at once, both end up with the winner's. A file
+        // system without hard links (FAT) gets a rename, which cannot tell a race.
+        if link(temporary.path, path) == 0 || (errno != EEXIST && rename(temporary.path, path) == 0) {
             return salt
         }
         return readSalt(path) ?? salt
