@@ -121,8 +121,8 @@ public final class CachingPerformer: RequestPerforming {
     /// - Parameters:
     ///   - base: The performer that sends requests the cache cannot answer, such as a ``Session``.
     ///   - maximumBytes: The most bytes of bodies and headers to keep. The default is 16 MiB.
-    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
-    ///     `true`.
+    ///   - storesPrivateResponses: Whether the cache is private (each user's responses apart, `private` ones
+    ///     stored) rather than shared; see ``storesPrivateResponses``. The default is `true`.
     ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
     ///     ``OfflinePolicy/never``.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
@@ -164,8 +164,8 @@ public final class CachingPerformer: RequestPerforming {
     ///   - maximumDiskBytes: The most bytes of files to keep in `directory`. The default is 64 MiB.
     ///   - maximumBytes: The most bytes of bodies and headers to keep in memory as well. The default is 16 MiB; 0
     ///     reads every hit from disk.
-    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
-    ///     `true`.
+    ///   - storesPrivateResponses: Whether the cache is private (each user's responses apart, `private` ones
+    ///     stored) rather than shared; see ``storesPrivateResponses``. The default is `true`.
     ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
     ///     ``OfflinePolicy/never``.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
