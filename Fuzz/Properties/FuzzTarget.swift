@@ -26,6 +26,7 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "ServerSentEvent", check: ServerSentEventProperties.check),
         FuzzTarget(name: "ResponseHead", check: ResponseHeadProperties.check),
         FuzzTarget(name: "WireNumber", check: WireNumberProperties.check),
+        FuzzTarget(name: "DiskResponseFile", check: DiskResponseFileProperties.check),
     ]
 
     /// The target called `name`, if there is one.

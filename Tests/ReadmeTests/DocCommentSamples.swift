@@ -168,6 +168,14 @@ enum CachingPerformerDiskSample {
     }
 }
 
+enum CachingPerformerLogOutSample {
+    static func sample(performer: CachingPerformer, token: String) {
+        // DOC-BEGIN
+        performer.removeAll(authorizedBy: [.authorization(bearerToken: token)])
+        // DOC-END
+    }
+}
+
 enum ResponseIsStaleSample {
     typealias GetUser = DocFixtures.GetUser
 

@@ -274,7 +274,7 @@ import Testing
         #expect(
             Set(corpus) == [
                 "PercentEncoding", "HeaderValidation", "MultipartBody", "HTTPDate", "RetryAfter", "CacheControl",
-                "ServerSentEvent", "ResponseHead", "WireNumber",
+                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile",
             ])
         let run = try Self.text("Fuzz/run")
         #expect(run.contains("-artifact_prefix=\"Fuzz/Reproducers/$target/\""))

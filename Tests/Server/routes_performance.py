@@ -28,7 +28,7 @@ def cacheable(exchange, match):
     """A response with the caching headers the query asks for.
 
     ?cc= sets Cache-Control, ?etag= sets ETag, ?lm=<seconds ago> sets Last-Modified, ?expires=<seconds from now>
-    sets Expires, ?age= sets Age, ?vary= sets Vary. A request whose If-None-Match or If-Modified-Since matches gets
+    sets Expires, ?age= sets Age, ?vary= sets Vary, ?cookie= sets Set-Cookie. A request whose If-None-Match or If-Modified-Since matches gets
     304 Not Modified. The body is {"hit": n}: the number of requests this path has had, so a test can tell a stored
     body from a new one. Its Date (and the other dates) follow the path's own clock, which a test moves forward
     with POST /cacheable-clock/<same id>?advance=<seconds> in step with the clock it gives the cache.
@@ -48,6 +48,8 @@ def cacheable(exchange, match):
         headers["Age"] = query["age"]
     if "vary" in query:
         headers["Vary"] = query["vary"]
+    if "cookie" in query:
+        headers["Set-Cookie"] = query["cookie"]
     etag_matches = "ETag" in headers and exchange.headers.get("If-None-Match") == headers["ETag"]
     modified_matches = (
         "Last-Modified" in headers

@@ -1,6 +1,9 @@
 import Foundation
 
-/// The `Cache-Control` directives that a private client cache acts on (RFC 9111 §5.2).
+/// The `Cache-Control` directives that a client cache acts on (RFC 9111 §5.2).
+///
+/// Every delta-seconds argument is read by ``WireNumber/deltaSeconds(_:)`` (digits only, at most 2^31), so no value a
+/// server sends can make a duration negative, infinite or NaN.
 package struct CacheControl: Sendable {
     /// `max-age=N`: the response is fresh for N seconds.
     package var maxAge: TimeInterval?
@@ -12,6 +15,13 @@ package struct CacheControl: Sendable {
     package var isPrivate = false
     /// `must-revalidate`: once stale, the response must not be used without revalidation.
     package var mustRevalidate = false
+    /// `proxy-revalidate`: `must-revalidate` for shared caches only.
+    package var proxyRevalidate = false
+    /// `public`: any cache may store the response, a shared one even for a request with `Authorization`.
+    package var isPublic = false
+    /// `s-maxage=N`: the lifetime for shared caches; its presence also lets a shared cache store a response to a
+    /// request with `Authorization` (RFC 9111 §3.5). `nil` when absent or invalid.
+    package var sharedMaxAge: TimeInterval?
     /// `stale-while-revalidate=N` (RFC 5861 §3): for N seconds after it becomes stale, the response may be served
     /// while it is revalidated in the background.
     package var staleWhileRevalidate: TimeInterval?
@@ -38,6 +48,10 @@ package struct CacheControl: Sendable {
                 staleWhileRevalidate = argument.flatMap(Self.validDeltaSeconds)
             case "stale-if-error":
                 staleIfError = argument.flatMap(Self.validDeltaSeconds)
+            case "s-maxage":
+                sharedMaxAge = argument.flatMap(Self.validDeltaSeconds)
+            case "public": isPublic = true
+            case "proxy-revalidate": proxyRevalidate = true
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "private": isPrivate = true
@@ -62,24 +76,16 @@ package struct CacheControl: Sendable {
         return String(text[first...last])
     }
 
-    /// A delta-seconds argument as ``deltaSeconds(_:)`` reads it, or `nil` when it is not digits: for directives
-    /// whose absence, not zero, is the safe reading.
+    /// A delta-seconds argument, optionally quoted, as ``WireNumber/deltaSeconds(_:)`` reads it, or `nil` when it
+    /// is not digits: for directives whose absence, not zero, is the safe reading.
     private static func validDeltaSeconds(_ argument: String) -> TimeInterval? {
-        let digits = trimmed(Substring(argument), of: quote)
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            return nil
-        }
-        return deltaSeconds(digits)
+        WireNumber.deltaSeconds(trimmed(Substring(argument), of: quote)).map(TimeInterval.init)
     }
 
     /// A delta-seconds argument (RFC 9111 §1.2.2): digits only, optionally quoted; one larger than 2^31 is read as
     /// 2^31. Anything else (`-1`, `1e9`, `inf`) is invalid, which makes the response stale (RFC 9111 §4.2.1), not
     /// fresh forever.
     private static func deltaSeconds(_ argument: String) -> TimeInterval {
-        let digits = trimmed(Substring(argument), of: quote)
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            return 0
-        }
-        return min(TimeInterval(digits) ?? .infinity, 2_147_483_648)
+        validDeltaSeconds(argument) ?? 0
     }
 }

@@ -13,18 +13,29 @@ import Foundation
 /// let again: User = try await performer.perform(GetUser(id: 1))  // from memory while fresh
 /// ```
 ///
-/// It follows HTTP caching (RFC 9111) as a private client cache:
+/// It follows HTTP caching (RFC 9111) as a private client cache (or a shared one, see ``storesPrivateResponses``):
 /// - Only `GET` responses with status 200 are stored; a response with `Cache-Control: no-store`, with `Vary: *`, or
 ///   (unless ``storesPrivateResponses`` is set) with `Cache-Control: private` is not.
 /// - A stored response is fresh for `Cache-Control: max-age`, otherwise until `Expires` (measured against the
-///   response's `Date`), less its `Age`. There is no heuristic freshness: a response without either is stored only
+///   response's `Date`), less its `Age`. Every number is read strictly: an invalid `max-age` makes the response stale,
+///   an invalid `Age` (`-1`, `1e300`, `inf`) is ignored, and any delta-seconds above 2^31 is read as 2^31. There is no heuristic freshness: a response without either is stored only
 ///   when it has a validator, and revalidated on every use.
 /// - A stale response, or one marked `no-cache`, is revalidated with `If-None-Match` (its `ETag`) and
 ///   `If-Modified-Since` (its `Last-Modified`); a `304 Not Modified` answers from the stored body and refreshes its
 ///   headers and age.
 /// - A stored response is used only for requests whose headers named by its `Vary` match the request that stored it.
+/// - **Users are kept apart.** The cache is private by default: it keys each response by the credentials its request
+///   carried (`Authorization`, `Cookie`, `Proxy-Authorization`, as a keyed hash, never in clear), so one user never
+///   gets another's response; ``removeAll(authorizedBy:)`` drops a user's responses at log-out. With
+///   ``storesPrivateResponses`` `false` it is a shared cache instead. A response with `Set-Cookie` is never stored:
+///   it starts or changes a session, and its body and cookie are that session's alone (stricter than RFC 9111 §7.3,
+///   which leaves it to the server); a `Set-Cookie` on a `304` reaches only the caller whose revalidation brought it.
+///   Credentials are seen as the request reaches the cache: put the cache inside any
+///   middleware that adds them (`session.caching().authenticating(with: …)`, not the other way round), and note that
+///   `URLSession` adds the cookies of its cookie storage only after the cache.
 /// - A request with `Cache-Control: no-store` bypasses the cache; one with `no-cache` revalidates. A successful
-///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored response for its URL.
+///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored responses for its URL fetched with its
+///   credentials and without any (other users' are not known without their credentials).
 /// - When the stored bodies and headers exceed the limit, the least recently used responses are removed.
 ///
 /// **Stale responses (RFC 5861).** Within a response's `stale-while-revalidate=N` window (N seconds after it went
@@ -45,8 +56,11 @@ import Foundation
 /// ``init(_:directory:maximumDiskBytes:maximumBytes:storesPrivateResponses:offlinePolicy:now:)`` keeps them in files
 /// in a directory too, so that they outlive the process, with the memory cache in front: a response is written to
 /// both, read from memory when it is there, and read from disk (then kept in memory) when it is not. Files are
-/// written whole under a temporary name and renamed into place; a truncated, corrupt or foreign file is skipped and
-/// removed, never served; several performers or processes may share one directory.
+/// written whole under a temporary name and renamed into place; a truncated or corrupt file of the cache's is skipped
+/// and removed, never served; several performers or processes may share one directory. Files are 0600, the directory
+/// the cache makes 0700, no symbolic link is followed, and a file the cache cannot prove is its own (by its name and
+/// its first bytes) is never served, replaced or removed. See <doc:CachingPerUser> for how the cache keeps users'
+/// responses apart.
 ///
 /// A fresh hit is delivered without any network work, and without parsing again: the value first parsed from a
 /// response in memory is kept with it, per type, and handed to later callers asking for the same type (values are
@@ -82,8 +96,15 @@ public final class CachingPerformer: RequestPerforming {
     /// The most bytes of files the cache keeps in ``directory``; 0 for a cache in memory only.
     public let maximumDiskBytes: Int
 
-    /// Whether responses marked `Cache-Control: private` are stored. A cache inside one app serves one user, so the
-    /// default is `true`; set `false` when one performer serves several users.
+    /// Whether the cache is private, keeping each user's responses apart (`true`, the default), or shared.
+    ///
+    /// A private cache stores responses marked `Cache-Control: private` too, and keys every response by the
+    /// credentials its request carried (a keyed hash of `Authorization`, `Cookie` and `Proxy-Authorization`): a
+    /// response is served only to requests with the same credentials, or, for one fetched without any, to requests
+    /// without any. A shared cache (`false`, for one performer serving several users, such as a server's) follows
+    /// RFC 9111 §3.5: it never stores a `private` response, and stores a response to a request with credentials
+    /// only when `public`, `s-maxage` or `must-revalidate` marks it shareable, then serves it to anyone; there
+    /// `s-maxage` is the lifetime and `proxy-revalidate` counts as `must-revalidate`.
     public let storesPrivateResponses: Bool
 
     /// Whether stored responses answer when the network fails. The default is ``OfflinePolicy/never``.
@@ -93,14 +114,15 @@ public final class CachingPerformer: RequestPerforming {
     public let pipeline: Pipeline
 
     private let store: any ResponseStoring
+    private let identity: CacheIdentity
 
     /// Creates a caching performer in front of `base` that keeps responses in memory.
     ///
     /// - Parameters:
     ///   - base: The performer that sends requests the cache cannot answer, such as a ``Session``.
     ///   - maximumBytes: The most bytes of bodies and headers to keep. The default is 16 MiB.
-    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
-    ///     `true`.
+    ///   - storesPrivateResponses: Whether the cache is private (each user's responses apart, `private` ones
+    ///     stored) rather than shared; see ``storesPrivateResponses``. The default is `true`.
     ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
     ///     ``OfflinePolicy/never``.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
@@ -114,6 +136,7 @@ public final class CachingPerformer: RequestPerforming {
         self.init(
             base: base,
             store: ResponseStore(limit: maximumBytes),
+            identity: CacheIdentity(),
             maximumBytes: maximumBytes,
             directory: nil,
             maximumDiskBytes: 0,
@@ -135,13 +158,14 @@ public final class CachingPerformer: RequestPerforming {
     ///
     /// - Parameters:
     ///   - base: The performer that sends requests the cache cannot answer, such as a ``Session``.
-    ///   - directory: The directory for the cache's files, created if needed. Give the cache a directory of its
-    ///     own: files in it that are not the cache's are removed.
+    ///   - directory: The directory for the cache's files, created (0700) if needed. Give the cache a directory
+    ///     of its own: the cache never touches a file it cannot prove is its own, but it adds its files (0600) to
+    ///     whatever directory it is given.
     ///   - maximumDiskBytes: The most bytes of files to keep in `directory`. The default is 64 MiB.
     ///   - maximumBytes: The most bytes of bodies and headers to keep in memory as well. The default is 16 MiB; 0
     ///     reads every hit from disk.
-    ///   - storesPrivateResponses: Whether to store responses marked `Cache-Control: private`. The default is
-    ///     `true`.
+    ///   - storesPrivateResponses: Whether the cache is private (each user's responses apart, `private` ones
+    ///     stored) rather than shared; see ``storesPrivateResponses``. The default is `true`.
     ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
     ///     ``OfflinePolicy/never``.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
@@ -159,6 +183,7 @@ public final class CachingPerformer: RequestPerforming {
         self.init(
             base: base,
             store: LayeredResponseStore(memory: ResponseStore(limit: maximumBytes), disk: disk),
+            identity: CacheIdentity(salt: disk.salt),
             maximumBytes: maximumBytes,
             directory: directory,
             maximumDiskBytes: maximumDiskBytes,
@@ -171,6 +196,7 @@ public final class CachingPerformer: RequestPerforming {
     private init(
         base: any RequestPerforming,
         store: any ResponseStoring,
+        identity: CacheIdentity,
         maximumBytes: Int,
         directory: URL?,
         maximumDiskBytes: Int,
@@ -185,9 +211,11 @@ public final class CachingPerformer: RequestPerforming {
         self.storesPrivateResponses = storesPrivateResponses
         self.offlinePolicy = offlinePolicy
         self.store = store
+        self.identity = identity
         self.pipeline = base.pipeline.adding(
             CachingMiddleware(
                 store: store,
+                identity: identity,
                 storesPrivateResponses: storesPrivateResponses,
                 offlinePolicy: offlinePolicy,
                 revalidations: Revalidations(),
@@ -211,6 +239,26 @@ public final class CachingPerformer: RequestPerforming {
         store.removeAll()
     }
 
+    /// Removes every response stored for requests that carried `credentials`, from memory and from disk: what an
+    /// app calls when a user logs out.
+    ///
+    /// ```swift
+    /// performer.removeAll(authorizedBy: [.authorization(bearerToken: token)])
+    /// ```
+    ///
+    /// Responses are kept by the whole set of credential fields a request carried (`Authorization`, `Cookie`,
+    /// `Proxy-Authorization`): pass the same fields with the same values; fields of other names are ignored. A
+    /// cache with ``storesPrivateResponses`` `false` keeps only responses the server marked shareable, under their
+    /// URL alone, so this removes none of them.
+    ///
+    /// - Parameter credentials: The credential header fields the user's requests carried.
+    public func removeAll(authorizedBy credentials: [HTTPHeader]) {
+        guard let tag = identity.tag(for: credentials) else {
+            return
+        }
+        store.removeAll(identifiedBy: tag)
+    }
+
     /// Answers a request from the cache when a fresh response is stored, otherwise sends it (conditionally when a
     /// stale response has validators) and stores what may be stored.
     ///
@@ -232,7 +280,16 @@ public final class CachingPerformer: RequestPerforming {
 /// Answers from the store while fresh (or stale within what HTTP and the offline policy allow), revalidates when
 /// stale, and stores what may be stored.
 private struct CachingMiddleware: Middleware {
+    /// A request as the cache sees it: its key, the request kept for `Vary` matching, and whether it carried
+    /// credentials.
+    struct Lookup {
+        let key: String
+        let request: URLRequest
+        let hadCredentials: Bool
+    }
+
     let store: any ResponseStoring
+    let identity: CacheIdentity
     let storesPrivateResponses: Bool
     let offlinePolicy: CachingPerformer.OfflinePolicy
     let revalidations: Revalidations
@@ -246,14 +303,21 @@ private struct CachingMiddleware: Middleware {
     ) {
         // A request that cannot be built is not cached: the transport reports why. A stream's body is the caller's.
         guard !context.isStreaming,
-            case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
-            let key = urlRequest.url?.absoluteString
+            case .success(let sentRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
+            let url = sentRequest.url?.absoluteString
         else {
             next(request, completion: completion)
             return
         }
+        // A private cache keys each response by whose credentials fetched it; a shared one keys by URL alone and
+        // stores a response to credentials only when the server marks it shareable. Either way the request kept
+        // for `Vary` holds the credentials' tags, never the credentials.
+        let hadCredentials = CacheIdentity.hasCredentials(sentRequest)
+        let identityTag = hadCredentials && storesPrivateResponses ? identity.tag(for: sentRequest) : nil
+        let key = CacheKey.make(url: url, identity: identityTag)
+        let urlRequest = hadCredentials ? identity.masked(sentRequest) : sentRequest
         guard request.method == .get else {
-            sendUnsafe(request, key: key, next: next, completion: completion)
+            sendUnsafe(request, keys: Set([key, url]), next: next, completion: completion)
             return
         }
         let asked = CacheControl(urlRequest.value(forHTTPHeaderField: "Cache-Control"))
@@ -270,13 +334,15 @@ private struct CachingMiddleware: Middleware {
             }
             if stored.isUsableStale(at: requestTime, forError: false) {
                 completion(.success(stored.staleResponse(answering: request, at: requestTime)))
-                revalidateInBackground(stored, for: request, sent: urlRequest, next: next)
+                let lookup = Lookup(key: key, request: urlRequest, hadCredentials: hadCredentials)
+                revalidateInBackground(stored, for: request, sent: lookup, next: next)
                 return
             }
         }
         let sent: any Request = stored.map { ConditionalRequest(request, validating: $0) } ?? request
+        let lookup = Lookup(key: key, request: urlRequest, hadCredentials: hadCredentials)
         next(sent) { result in
-            completion(answer(result, to: request, sent: urlRequest, stored: stored, requestTime: requestTime))
+            completion(answer(result, to: request, sent: lookup, stored: stored, requestTime: requestTime))
         }
     }
 
@@ -285,7 +351,7 @@ private struct CachingMiddleware: Middleware {
     private func answer(
         _ result: Result<Response, any Error>,
         to request: any Request,
-        sent urlRequest: URLRequest,
+        sent lookup: Lookup,
         stored: StoredResponse?,
         requestTime: Date
     ) -> Result<Response, any Error> {
@@ -295,7 +361,7 @@ private struct CachingMiddleware: Middleware {
             if let stored, Self.isServerError(received.status), stored.isUsableStale(at: time, forError: true) {
                 return .success(stored.staleResponse(answering: request, at: time))
             }
-            return .success(handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime))
+            return .success(handle(received, to: request, sent: lookup, stored: stored, requestTime: requestTime))
         case .failure(let error):
             guard let stored else {
                 return .failure(error)
@@ -317,7 +383,7 @@ private struct CachingMiddleware: Middleware {
     private func revalidateInBackground(
         _ stored: StoredResponse,
         for request: any Request,
-        sent urlRequest: URLRequest,
+        sent lookup: Lookup,
         next: Next
     ) {
         guard revalidations.begin(stored.key) else {
@@ -326,7 +392,7 @@ private struct CachingMiddleware: Middleware {
         let requestTime = now()
         _ = next.detached(ConditionalRequest(request, validating: stored)) { result in
             if case .success(let received) = result {
-                _ = handle(received, to: request, sent: urlRequest, stored: stored, requestTime: requestTime)
+                _ = handle(received, to: request, sent: lookup, stored: stored, requestTime: requestTime)
             }
             revalidations.end(stored.key)
         }
@@ -336,29 +402,38 @@ private struct CachingMiddleware: Middleware {
     private func handle(
         _ received: Response,
         to request: any Request,
-        sent urlRequest: URLRequest,
+        sent lookup: Lookup,
         stored: StoredResponse?,
         requestTime: Date
     ) -> Response {
         let responseTime = now()
         if received.status == 304, let stored {
-            let refreshed = stored.refreshed(by: received, requestTime: requestTime, responseTime: responseTime)
+            let isShared = !storesPrivateResponses
+            let refreshed = stored.refreshed(
+                by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
             store.insert(refreshed)
-            return refreshed.response(answering: request)
+            guard received.value(forHeader: "Set-Cookie") != nil else {
+                return refreshed.response(answering: request)
+            }
+            // The cookie goes to this caller only; the stored response keeps none.
+            return stored.refreshed(
+                by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared,
+                keepingCookies: true
+            ).response(answering: request)
         }
-        let key = urlRequest.url?.absoluteString ?? ""
         guard
             let storable = StoredResponse(
                 received,
-                key: key,
-                request: urlRequest,
+                key: lookup.key,
+                request: lookup.request,
                 requestTime: requestTime,
                 responseTime: responseTime,
-                storesPrivateResponses: storesPrivateResponses
+                storesPrivateResponses: storesPrivateResponses,
+                hadCredentials: lookup.hadCredentials
             )
         else {
             if received.isSuccess {
-                store.remove(key)
+                store.remove(lookup.key)
             }
             return received.answering(request)
         }
@@ -367,10 +442,12 @@ private struct CachingMiddleware: Middleware {
         return received.answering(request).keepingParsedValues(in: storable.parsedValues)
     }
 
-    /// Sends a request that is not `GET`, and removes the stored response for its URL when it succeeds.
+    /// Sends a request that is not `GET`, and removes the stored responses for its URL when it succeeds: the one of
+    /// its own credentials and the one fetched without any. Other users' responses for the URL stay (their keys are
+    /// not known without their credentials) until they expire or are revalidated.
     private func sendUnsafe(
         _ request: any Request,
-        key: String,
+        keys: Set<String>,
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
@@ -380,7 +457,7 @@ private struct CachingMiddleware: Middleware {
         }
         next(request) { [store] result in
             if case .success(let response) = result, response.isSuccess {
-                store.remove(key)
+                keys.forEach(store.remove)
             }
             completion(result)
         }

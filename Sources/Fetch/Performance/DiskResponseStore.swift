@@ -14,17 +14,27 @@ import Foundation
 /// Responses kept in files in one directory, so that they outlive the process, bounded in bytes, evicting the least
 /// recently used first.
 ///
-/// **Files.** Each response is one file, `<hash of the key>.response` (32 hexadecimal digits: two ``ContentHash``es
-/// of the key): a magic number, the metadata (status, headers, URL, `Vary` values, times, freshness) in a small
+/// **Files.** Each response is one file, `<owner><hash of the key>.response`: 16 hexadecimal digits of the tag of
+/// the credentials it was fetched with (zeros for none, see ``CacheKey``), then 32 of two ``ContentHash``es of the
+/// key. It holds a magic number, the metadata (status, headers, URL, `Vary` values, times, freshness) in a small
 /// binary layout, the body, and a ``ContentHash`` of all of it (see ``encode(_:)``). A file is written under a
 /// temporary name (`.<name>.<UUID>.tmp`) and renamed into place, so a reader sees a whole file or none. A file that
-/// is truncated, corrupt, of another format or another key is never served: it is removed when met. The hash guards
-/// against damage (a cut write, a bad sector, a stray edit), not against someone who can write the directory: they
-/// could write a matching hash as well, as they could have written a matching SHA-256 before. Two keys whose names
-/// collide only replace each other's file, since the key stored in the file is compared on every read. Files in the
-/// directory that are not the store's are removed when the store opens it, among them the files of the previous
-/// format (`FETCHRS2`, named by the SHA-256 of the key), whose responses are then fetched again; temporary files are
-/// left alone for an hour, in case another process is writing them.
+/// is truncated, corrupt, of an older format or of another key is never served, and removed when met. The hash
+/// guards against damage (a cut write, a bad sector, a stray edit), not against someone who can write the
+/// directory: they could write a matching hash as well. Two keys whose names collide only replace each other's
+/// file, since the key stored in the file is compared on every read. Files of the previous formats (`FETCHRS3`,
+/// 32 digits; `FETCHRS2`, named by the SHA-256 of the key) are removed when the store opens the directory, and
+/// their responses fetched again: they may hold credentials in clear for `Vary`.
+///
+/// **Only its own files.** The store removes only files it can prove are its own: a regular file (never a symbolic
+/// link, never a directory) with its name pattern and one of its magic numbers; a temporary file only by its exact
+/// name pattern, and only an hour old, in case another process is writing it. Anything else in the directory is
+/// left as it is, and never served. Files are created 0600 and opened without following symbolic links; the
+/// directory is created 0700, and an existing one made 0700 when it holds nothing but the store's files (one that
+/// holds anything else is the user's, and keeps its mode; the store's files in it are 0600 all the same).
+///
+/// **The salt.** `.fetch-cache-salt` (0600) holds the random salt of ``CacheIdentity``'s tags, made when the store
+/// first opens the directory, so that entries keep their owners across launches.
 ///
 /// **Recency.** Each store keeps an index of the files (size and last use) in memory, built from the directory when
 /// it opens (last use is the file's modification date) and kept up to date by its own reads and writes, exactly. A
@@ -38,7 +48,7 @@ import Foundation
 /// from what another wrote. Each store enforces the limit on the files it knows and re-reads the directory every
 /// 256 writes, so together they stay near the limit rather than exactly under it; an eviction may remove a response
 /// another store has just written, which costs a network request, never a wrong answer.
-final class DiskResponseStore: Sendable {
+package final class DiskResponseStore: Sendable {
     private struct Entry {
         var size: Int
         var lastUse: UInt64
@@ -68,11 +78,22 @@ final class DiskResponseStore: Sendable {
     private let lastUseDate = Locked(Date.distantPast)
 
     /// The files' first bytes, which say what they are and in which format (eight, read as one word).
-    private static let magic = Data("FETCHRS3".utf8)
+    private static let magic = Data("FETCHRS4".utf8)
+    /// The magic numbers of the previous formats, whose files the store removes.
+    private static let oldMagics = [Data("FETCHRS3".utf8), Data("FETCHRS2".utf8)]
+    /// The file that holds the salt of the credentials' tags, and the first bytes of its contents.
+    static let saltFileName = ".fetch-cache-salt"
+    private static let saltMagic = Data("FETCHSLT".utf8)
+    /// The random salt of ``CacheIdentity``'s tags of this directory.
+    let salt: [UInt8]
     /// The length of the file's last field, its ``ContentHash``.
     private static var checksumLength: Int { 8 }
-    /// The hexadecimal digits of a file's name.
-    private static var nameDigits: Int { 32 }
+    /// The hexadecimal digits of a file's name: 16 of the owner, 32 of the key.
+    private static var nameDigits: Int { 48 }
+    /// The digits of the owner in a file's name.
+    private static var ownerDigits: Int { 16 }
+    /// The hexadecimal digits of the names of the previous formats' files (`FETCHRS3`, `FETCHRS2`).
+    private static let oldNameDigits: Set<Int> = [32, 64]
     private static let suffix = ".response"
     private static let hexDigits = Set("0123456789abcdef".utf8)
     private static var rescanInterval: Int { 256 }
@@ -90,13 +111,70 @@ final class DiskResponseStore: Sendable {
         self.directoryPrefix = directory.path + "/"
         self.limit = limit
         self.useMarkInterval = useMarkInterval
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let created = try Self.makeDirectory(directory)
         directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        salt = Self.salt(in: directory)
         let scanned = try scan()
+        if created || scanned.holdsOnlyOwnFiles {
+            _ = chmod(directory.path, 0o700)  // best effort: the files are 0600 whatever the directory's mode
+        }
         index.withLock { index in
-            index = scanned
+            index = scanned.index
             evict(&index)
         }
+    }
+
+    /// Creates `directory` (and its parents) unless it exists; `true` when this call made it, 0700.
+    private static func makeDirectory(_ directory: URL) throws -> Bool {
+        try FileManager.default.createDirectory(
+            at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard mkdir(directory.path, 0o700) == 0 else {
+            guard errno == EEXIST else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            return false
+        }
+        _ = chmod(directory.path, 0o700)  // the umask may have taken bits away: give them back, no more
+        return true
+    }
+
+    /// The salt kept in `directory`, made now if there is none. A salt file that cannot be read or written (or is
+    /// not the store's) gives a salt for this store alone: responses fetched with credentials are then not found by
+    /// later stores, which costs requests, never a wrong answer.
+    private static func salt(in directory: URL) -> [UInt8] {
+        let path = directory.appendingPathComponent(saltFileName).path
+        if let existing = readSalt(path) {
+            return existing
+        }
+        let salt = CacheIdentity.randomSalt()
+        let temporary = directory.appendingPathComponent(".\(saltFileName).\(UUID().uuidString).tmp")
+        do {
+            try writeNewFile(temporary, contents: saltMagic + Data(salt), used: Date())
+        } catch {
+            return salt  // a read-only directory: this store's own salt
+        }
+        defer { unlink(temporary.path) }
+        // `link` fails when the file exists: of two stores making it at once, both end up with the winner's. A file
+        // system without hard links (FAT) gets a rename, which cannot tell a race.
+        if link(temporary.path, path) == 0 || (errno != EEXIST && rename(temporary.path, path) == 0) {
+            return salt
+        }
+        return readSalt(path) ?? salt
+    }
+
+    private static func readSalt(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            return nil
+        }
+        defer { close(descriptor) }
+        let length = saltMagic.count + CacheIdentity.saltLength
+        guard let contents = read(descriptor, upTo: length + 1), contents.count == length,
+            contents.prefix(saltMagic.count) == saltMagic
+        else {
+            return nil
+        }
+        return Array(contents.dropFirst(saltMagic.count))
     }
 
     deinit {
@@ -137,7 +215,7 @@ final class DiskResponseStore: Sendable {
             response = Self.decode(contents, key: key, url: request.url)
         }
         guard let response, let contents, response.key == key else {
-            removeFile(name)
+            removeOwnFile(name)  // a damaged file of the store's; someone else's file at its name stays
             index.withLock { forget(name, in: &$0) }
             return nil
         }
@@ -161,17 +239,42 @@ final class DiskResponseStore: Sendable {
     /// be opened or does not have it (it may have been replaced since). -1 when there is no such file.
     private func openEntry(_ name: String) -> Int32 {
         if directoryDescriptor >= 0 {
-            let descriptor = openat(directoryDescriptor, name, O_RDONLY | O_CLOEXEC)
+            let descriptor = openat(directoryDescriptor, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor < 0, errno == ENOENT else {
                 return descriptor
             }
         }
         // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file.
-        return open(directoryPrefix + name, O_RDONLY | O_CLOEXEC)
+        return open(directoryPrefix + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
     }
 
-    private func removeFile(_ name: String) {
-        try? FileManager.default.removeItem(atPath: directoryPrefix + name)  // nil: another store removed it first
+    /// Removes the file `name` if it is the store's own: a regular file that starts with one of the store's magic
+    /// numbers (the caller has checked the name). Anything else there is left alone.
+    @discardableResult
+    private func removeOwnFile(_ name: String) -> Bool {
+        let path = directoryPrefix + name
+        guard Self.ownMagic(at: path) != nil else {
+            return false
+        }
+        return unlink(path) == 0  // false: another store removed it first
+    }
+
+    /// The magic number of the regular file at `path` when it is one of the store's (current or old), else `nil`.
+    private static func ownMagic(at path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            return nil
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        var first = [UInt8](repeating: 0, count: magic.count)
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            pread(descriptor, &first, first.count, 0) == first.count
+        else {
+            return nil
+        }
+        let found = Data(first)
+        return found == magic || oldMagics.contains(found) ? found : nil
     }
 
     /// The modification date to give a file used `now`: `now`, or later than the last one this store gave, so that
@@ -194,13 +297,19 @@ final class DiskResponseStore: Sendable {
             remove(response.key)
             return
         }
+        // A file at the name that this store did not write or index may be someone else's: replace only the store's.
+        if index.withLock({ $0.entries[name] == nil }), Self.ownMagic(at: directoryPrefix + name) == nil,
+            Self.exists(directoryPrefix + name)
+        {
+            return
+        }
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         let used = nextUseDate()
         do {
             try Self.writeNewFile(temporary, contents: contents, used: used)
             try Self.replace(directory.appendingPathComponent(name), with: temporary)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)  // nil: it was never created
+            unlink(temporary.path)  // fails only when it was never created
             return
         }
         let rescan = index.withLock { index -> Bool in
@@ -210,9 +319,10 @@ final class DiskResponseStore: Sendable {
             index.writesSinceScan += 1
             return index.writesSinceScan >= Self.rescanInterval
         }
-        if rescan, let scanned = try? scan() {  // nil: the directory cannot be listed; keep the index as it is
+        let known = rescan ? index.withLock { Set($0.entries.keys) } : []
+        if rescan, let scanned = try? scan(known: known) {  // nil: the directory cannot be listed; keep the index
             index.withLock { index in
-                index = merged(scanned, into: index)
+                index = merged(scanned.index, into: index)
             }
         }
         index.withLock { evict(&$0) }
@@ -220,47 +330,77 @@ final class DiskResponseStore: Sendable {
 
     func remove(_ key: String) {
         let name = Self.fileName(for: key)
-        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // nil: there was none
+        removeOwnFile(name)
         index.withLock { forget(name, in: &$0) }
     }
 
     func removeAll() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []  // nil: none
-        for name in names where Self.isEntryName(name) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))  // nil: already gone
-        }
+        removeEntries { _ in true }
         index.withLock { $0 = Index() }
+    }
+
+    func removeAll(identifiedBy tag: String) {
+        let owner = String(tag.prefix(Self.ownerDigits))
+        let removed = removeEntries { $0.hasPrefix(owner) }
+        index.withLock { index in
+            for name in removed {
+                forget(name, in: &index)
+            }
+        }
+    }
+
+    /// Removes the store's files (of the current format) whose names `matches` accepts; returns their names.
+    @discardableResult
+    private func removeEntries(where matches: (String) -> Bool) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []  // nil: none
+        var removed: [String] = []
+        for name in names where Self.isEntryName(name) && matches(name) {
+            removeOwnFile(name)  // false: already gone, or not the store's
+            removed.append(name)
+        }
+        return removed
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
     }
 
     // MARK: - Index
 
-    /// The store's files, oldest use first, with the directory's foreign files removed.
-    private func scan() throws -> Index {
-        let files = FileManager.default
-        let names = try files.contentsOfDirectory(atPath: directory.path)
+    /// The store's files, oldest use first, and whether the directory holds nothing else. Files of the previous
+    /// formats and abandoned temporary files are removed; anything that is not the store's is left alone. Files the
+    /// index knows already (`known`) are taken as the store's without reading them again.
+    private func scan(known: Set<String> = []) throws -> (index: Index, holdsOnlyOwnFiles: Bool) {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         var found: [(name: String, size: Int, modified: Date)] = []
+        var holdsOnlyOwnFiles = true
         for name in names {
-            let path = directory.appendingPathComponent(name).path
-            let attributes = try? files.attributesOfItem(atPath: path)  // nil: removed meanwhile
-            let modified = attributes?[.modificationDate] as? Date ?? .distantPast
-            guard attributes?[.type] as? FileAttributeType != .typeDirectory else {
-                continue  // not a file the store could have written: leave it alone
+            let path = directoryPrefix + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else {
+                continue  // removed meanwhile
             }
-            if name.hasPrefix("."), name.hasSuffix(".tmp") {
+            let isFile = (status.st_mode & S_IFMT) == S_IFREG
+            let modified = Self.modificationDate(status)
+            if isFile, Self.isTemporaryName(name) {
                 if -modified.timeIntervalSinceNow > Self.temporaryFileLifetime {
-                    try? files.removeItem(atPath: path)  // nil: its writer renamed or removed it
+                    unlink(path)  // fails only when its writer renamed or removed it meanwhile
                 }
                 continue
             }
-            guard Self.isEntryName(name), let size = (attributes?[.size] as? NSNumber)?.intValue,
-                size >= Self.magic.count + 4 + Self.checksumLength
-            else {
-                if attributes != nil {
-                    try? files.removeItem(atPath: path)  // nil: removed meanwhile
-                }
+            if isFile, name == Self.saltFileName {
                 continue
             }
-            found.append((name, size, modified))
+            if isFile, Self.isEntryName(name), known.contains(name) || Self.ownMagic(at: path) == Self.magic {
+                found.append((name, Int(clamping: max(0, status.st_size)), modified))
+                continue
+            }
+            if isFile, Self.isOldEntryName(name), Self.ownMagic(at: path) != nil {
+                unlink(path)  // a file of a previous format: its response is fetched again
+                continue
+            }
+            holdsOnlyOwnFiles = false  // someone else's: never served, never removed
         }
         var index = Index()
         for file in found.sorted(by: { $0.modified < $1.modified }) {
@@ -268,7 +408,16 @@ final class DiskResponseStore: Sendable {
             index.entries[file.name] = Entry(size: file.size, lastUse: index.uses, marked: file.modified)
             index.bytes += file.size
         }
-        return index
+        return (index, holdsOnlyOwnFiles)
+    }
+
+    private static func modificationDate(_ status: stat) -> Date {
+        #if canImport(Darwin)
+            let time = status.st_mtimespec
+        #else
+            let time = status.st_mtim
+        #endif
+        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000)
     }
 
     /// The scanned files, with the recency this store knows for the ones it has used.
@@ -297,7 +446,7 @@ final class DiskResponseStore: Sendable {
     private func evict(_ index: inout Index) {
         // Usually one file goes per write: a pass for the oldest is cheaper than sorting them all.
         while index.bytes > limit, let oldest = index.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(oldest.key))  // nil: gone already
+            removeOwnFile(oldest.key)  // false: gone already, or replaced by a file that is not the store's
             index.entries[oldest.key] = nil
             index.bytes -= oldest.value.size
         }
@@ -305,17 +454,31 @@ final class DiskResponseStore: Sendable {
 
     // MARK: - Files
 
-    /// The name of the file for `key`: two ``ContentHash``es of it (128 bits), in hexadecimal, and the suffix. Not
-    /// SHA-256, which cost a few microseconds on every lookup.
+    /// The name of the file for `key`: the first 16 digits of the tag of its credentials (zeros for none), two
+    /// ``ContentHash``es of it (128 bits), in hexadecimal, and the suffix. Not SHA-256, which cost a few
+    /// microseconds on every lookup.
     static func fileName(for key: String) -> String {
         let hashes = (ContentHash.hash(key, seed: 1), ContentHash.hash(key, seed: 2))
+        let owner = CacheKey.tag(in: key)?.utf8.prefix(ownerDigits)
         return String(unsafeUninitializedCapacity: nameDigits + suffix.utf8.count) { name in
-            for digit in 0..<nameDigits {
+            var end = 0
+            if let owner {
+                for byte in owner {
+                    name[end] = byte
+                    end += 1
+                }
+            } else {
+                for _ in 0..<ownerDigits {
+                    name[end] = UInt8(ascii: "0")
+                    end += 1
+                }
+            }
+            for digit in 0..<(nameDigits - ownerDigits) {
                 let hash = digit < 16 ? hashes.0 : hashes.1
                 let nibble = Int(truncatingIfNeeded: hash &>> UInt64(60 &- 4 &* (digit & 15))) & 0x0f
-                name[digit] = nibble < 10 ? UInt8(ascii: "0") &+ UInt8(nibble) : UInt8(ascii: "a") &+ UInt8(nibble - 10)
+                name[end] = nibble < 10 ? UInt8(ascii: "0") &+ UInt8(nibble) : UInt8(ascii: "a") &+ UInt8(nibble - 10)
+                end += 1
             }
-            var end = nameDigits
             for byte in suffix.utf8 {
                 name[end] = byte
                 end += 1
@@ -325,8 +488,30 @@ final class DiskResponseStore: Sendable {
     }
 
     private static func isEntryName(_ name: String) -> Bool {
-        name.hasSuffix(suffix) && name.utf8.count == nameDigits + suffix.utf8.count
-            && name.utf8.prefix(nameDigits).allSatisfy { Self.hexDigits.contains($0) }
+        isHexName(name, digits: nameDigits)
+    }
+
+    private static func isOldEntryName(_ name: String) -> Bool {
+        oldNameDigits.contains { isHexName(name, digits: $0) }
+    }
+
+    /// `digits` lowercase hexadecimal digits and the suffix.
+    private static func isHexName(_ name: String, digits: Int) -> Bool {
+        name.hasSuffix(suffix) && name.utf8.count == digits + suffix.utf8.count
+            && name.utf8.prefix(digits).allSatisfy { Self.hexDigits.contains($0) }
+    }
+
+    /// The name of a temporary file the store writes: `.<entry name or the salt file's>.<UUID>.tmp`.
+    private static func isTemporaryName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        // "", then the name's parts, the UUID, "tmp"
+        guard parts.count >= 4, parts.first == "", parts.last == "tmp",
+            UUID(uuidString: String(parts[parts.count - 2])) != nil
+        else {
+            return false
+        }
+        let base = parts[1..<(parts.count - 2)].joined(separator: ".")
+        return isEntryName(base) || isOldEntryName(base) || base == saltFileName
     }
 
     /// The first bytes of the open file, up to `capacity`, in one `pread`; `nil` when it fails or fills `capacity`
@@ -384,7 +569,9 @@ final class DiskResponseStore: Sendable {
     private static func markUse(of descriptor: Int32, at date: Date) {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         let time = timespec(
-            tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
+            tv_sec: WireNumber.clampedInteger(seconds),
+            tv_nsec: WireNumber.clampedInteger(
+                (date.timeIntervalSince1970 - seconds) * 1_000_000_000, in: 0...999_999_999))
         let times = [time, time]
         _ = futimens(descriptor, times)
     }
@@ -393,11 +580,12 @@ final class DiskResponseStore: Sendable {
     /// times more on Linux, which matters for a store written on every cacheable response), and gives it `used` as
     /// its modification date.
     private static func writeNewFile(_ url: URL, contents: Data, used: Date) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
         defer { close(descriptor) }
+        _ = fchmod(descriptor, 0o600)  // exactly 0600, whatever the umask took away
         try contents.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else {
                 return
@@ -424,8 +612,13 @@ final class DiskResponseStore: Sendable {
         }
     }
 
-    /// The file for `response` (format `FETCHRS3`): magic, metadata length (4 bytes, big-endian), metadata, body,
+    /// The file for `response` (format `FETCHRS4`): magic, metadata length (4 bytes, big-endian), metadata, body,
     /// and the ``ContentHash`` of all that (8 bytes, big-endian).
+    ///
+    /// `FETCHRS4` has the layout of `FETCHRS3`; what changed is what it holds and where: the key carries the tag of
+    /// the credentials (``CacheKey``), the `Vary` values hold credentials' tags instead of their values, freshness
+    /// values are clamped, and the name starts with the owner's digits. The new magic makes the store remove the
+    /// older files, which may hold a bearer token in clear or an `Age: 1e300`.
     ///
     /// The metadata is binary, not JSON: `JSONDecoder` was half of what a hit from disk cost. In order: the key, the
     /// status, the headers, the URL, the `Vary` values, the request and response times, the response's
@@ -435,7 +628,7 @@ final class DiskResponseStore: Sendable {
     /// The hash is not SHA-256 (`FETCHRS2`), which was a quarter of what a hit from disk cost: it detects any damage
     /// within one 8-byte word for certain and other damage all but certainly, and a truncated file fails the length
     /// checks before it.
-    static func encode(_ response: StoredResponse) -> Data? {
+    package static func encode(_ response: StoredResponse) -> Data? {
         var metadata = MetadataWriter()
         metadata.string(response.key)
         metadata.integer(response.status)
@@ -477,7 +670,10 @@ final class DiskResponseStore: Sendable {
         return contents
     }
 
-    /// The response in a file's contents, or `nil` when they are not a whole, intact file of this format.
+    /// The response in a file's contents, or `nil` when they are not a whole, intact file of this format, or when
+    /// its numbers are out of their ranges: a status outside 100...599, a date more than ``maximumDateOffset`` from
+    /// 2001, a duration outside ``ResponseFreshness/range`` (the file is outside input too: another version, another
+    /// program, or an older Fetch that kept `Age: 1e300` as it came).
     ///
     /// - Parameters:
     ///   - contents: The file's bytes.
@@ -486,7 +682,9 @@ final class DiskResponseStore: Sendable {
     ///   - knownURL: A URL to use as the response's when it is the one stored (usually the request's), rather than
     ///     parsing the stored one again.
     /// - Returns: The stored response, or `nil`.
-    static func decode(_ contents: Data, key knownKey: String? = nil, url knownURL: URL? = nil) -> StoredResponse? {
+    package static func decode(_ contents: Data, key knownKey: String? = nil, url knownURL: URL? = nil)
+        -> StoredResponse?
+    {
         contents.withUnsafeBytes { decode(file: $0, key: knownKey, url: knownURL) }
     }
 
@@ -504,8 +702,11 @@ final class DiskResponseStore: Sendable {
         guard ContentHash.hash(UnsafeRawBufferPointer(rebasing: file[..<checked])) == checksum else {
             return nil
         }
-        let metadataLength = Int(UInt32(bigEndian: file.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self)))
-        guard metadataLength <= checked - headerLength else {
+        guard
+            let metadataLength = Int(
+                exactly: UInt32(bigEndian: file.loadUnaligned(fromByteOffset: magic.count, as: UInt32.self))),
+            metadataLength <= checked - headerLength
+        else {
             return nil
         }
         let bodyStart = headerLength + metadataLength
@@ -517,7 +718,8 @@ final class DiskResponseStore: Sendable {
             return nil
         }
         var headers: [String: String] = [:]
-        headers.reserveCapacity(headerCount)
+        // A count is outside input too: reserve no more than the bytes left could hold (8 per field at least).
+        headers.reserveCapacity(min(headerCount, metadata.remainingCount / 8))
         for _ in 0..<headerCount {
             guard let name = metadata.string(), let value = metadata.string() else {
                 return nil
@@ -543,6 +745,19 @@ final class DiskResponseStore: Sendable {
         else {
             return nil
         }
+        let freshness = ResponseFreshness(
+            requiresRevalidation: requiresRevalidation,
+            lifetime: lifetime,
+            initialAge: initialAge,
+            forbidsStaleUse: forbidsStaleUse,
+            staleWhileRevalidate: staleWhileRevalidate,
+            staleIfError: staleIfError
+        )
+        guard (100...599).contains(status), freshness.isValid, Self.isValidDate(requestTime),
+            Self.isValidDate(responseTime)
+        else {
+            return nil
+        }
         let url: URL?
         if let knownURL, let knownURLString, urlString == knownURLString {
             url = knownURL
@@ -558,15 +773,15 @@ final class DiskResponseStore: Sendable {
             varyingValues: varyingValues,
             requestTime: requestTime,
             responseTime: responseTime,
-            freshness: ResponseFreshness(
-                requiresRevalidation: requiresRevalidation,
-                lifetime: lifetime,
-                initialAge: initialAge,
-                forbidsStaleUse: forbidsStaleUse,
-                staleWhileRevalidate: staleWhileRevalidate,
-                staleIfError: staleIfError
-            )
+            freshness: freshness
         )
+    }
+
+    /// How far from 2001 a stored date may lie, in seconds: about 3,000 years either way.
+    package static var maximumDateOffset: TimeInterval { 1e11 }
+
+    private static func isValidDate(_ date: Date) -> Bool {
+        (-maximumDateOffset...maximumDateOffset).contains(date.timeIntervalSinceReferenceDate)
     }
 }
 
@@ -622,6 +837,11 @@ private struct MetadataReader {
         offset == buffer.count
     }
 
+    /// The bytes not read yet.
+    var remainingCount: Int {
+        buffer.count - offset
+    }
+
     private mutating func take(_ length: Int) -> UnsafeRawBufferPointer? {
         guard length >= 0, buffer.count - offset >= length else {
             return nil
@@ -634,12 +854,14 @@ private struct MetadataReader {
         take(length)?.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// An 8-byte integer; `nil` where it does not fit an `Int` (a 32-bit platform).
     mutating func integer() -> Int? {
-        bigEndian(8).map { Int(Int64(bitPattern: $0)) }
+        bigEndian(8).flatMap { Int(exactly: Int64(bitPattern: $0)) }
     }
 
+    /// A 4-byte count; `nil` where it does not fit an `Int` (a 32-bit platform).
     mutating func count() -> Int? {
-        bigEndian(4).map { Int($0) }
+        bigEndian(4).flatMap { Int(exactly: $0) }
     }
 
     mutating func flag() -> Bool? {

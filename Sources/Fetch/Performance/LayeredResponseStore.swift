@@ -53,4 +53,9 @@ final class LayeredResponseStore: ResponseStoring {
         memory.removeAll()
         disk.removeAll()
     }
+
+    func removeAll(identifiedBy tag: String) {
+        memory.removeAll(identifiedBy: tag)
+        disk.removeAll(identifiedBy: tag)
+    }
 }

@@ -76,19 +76,30 @@ final class ResponseStore: Sendable {
     func removeAll() {
         state.withLock { $0 = State() }
     }
+
+    func removeAll(identifiedBy tag: String) {
+        let prefix = CacheKey.prefix(of: tag)
+        state.withLock { state in
+            for (key, slot) in state.slots where key.hasPrefix(prefix) {
+                state.slots[key] = nil
+                state.bytes -= slot.response.cost
+            }
+        }
+    }
 }
 
 /// A response kept by a ``CachingPerformer``, with what it takes to age it (RFC 9111 §4.2).
-struct StoredResponse: Sendable {
-    let key: String
-    let status: Int
-    let headers: [String: String]
-    let data: Data?
-    let url: URL?
-    /// The request's values of the headers the response's `Vary` names (`nil` for a header it did not send).
-    let varyingValues: [String: String?]
-    let requestTime: Date
-    let responseTime: Date
+package struct StoredResponse: Sendable {
+    package let key: String
+    package let status: Int
+    package let headers: [String: String]
+    package let data: Data?
+    package let url: URL?
+    /// The request's values of the headers the response's `Vary` names (`nil` for a header it did not send), the
+    /// credential fields' as their tags.
+    package let varyingValues: [String: String?]
+    package let requestTime: Date
+    package let responseTime: Date
     /// The values parsed from this response so far, by type.
     let parsedValues = ParsedValues()
 
@@ -99,7 +110,7 @@ struct StoredResponse: Sendable {
 
     /// What the headers and times say about the response's freshness, worked out once so that a hit parses no
     /// header (and kept in the disk store's files, so that a hit from disk does not either).
-    let freshness: ResponseFreshness
+    package let freshness: ResponseFreshness
 
     // The parts of `freshness`, by the names the cache's rules use.
     var requiresRevalidation: Bool { freshness.requiresRevalidation }
@@ -109,19 +120,31 @@ struct StoredResponse: Sendable {
     var staleWhileRevalidate: TimeInterval { freshness.staleWhileRevalidate }
     var staleIfError: TimeInterval { freshness.staleIfError }
 
-    /// Keeps `received` when HTTP allows a private cache to store it and it can be used later; `nil` otherwise.
+    /// Keeps `received` when HTTP allows the cache to store it and it can be used later; `nil` otherwise.
+    ///
+    /// - Parameters:
+    ///   - received: The response.
+    ///   - key: The key to store it under.
+    ///   - request: The request as the cache keeps it for `Vary` matching (credential fields masked by
+    ///     ``CacheIdentity/masked(_:)``).
+    ///   - requestTime: When the request was sent.
+    ///   - responseTime: When the response arrived.
+    ///   - storesPrivateResponses: Whether the cache is private (one identity per key) rather than shared.
+    ///   - hadCredentials: Whether the request carried `Authorization`, `Cookie` or `Proxy-Authorization`.
     init?(
         _ received: Response,
         key: String,
         request: URLRequest,
         requestTime: Date,
         responseTime: Date,
-        storesPrivateResponses: Bool
+        storesPrivateResponses: Bool,
+        hadCredentials: Bool
     ) {
         let control = CacheControl(received.value(forHeader: "Cache-Control"))
         let vary = received.value(forHeader: "Vary").map(Self.fieldNames) ?? []
-        guard received.status == 200, !control.noStore, storesPrivateResponses || !control.isPrivate,
-            !vary.contains("*")
+        guard received.status == 200, !control.noStore, !vary.contains("*"),
+            received.value(forHeader: "Set-Cookie") == nil,
+            storesPrivateResponses || Self.sharedCacheMayStore(control, hadCredentials: hadCredentials)
         else {
             return nil
         }
@@ -137,12 +160,22 @@ struct StoredResponse: Sendable {
             url: received.url,
             varyingValues: varyingValues,
             requestTime: requestTime,
-            responseTime: responseTime
+            responseTime: responseTime,
+            isShared: !storesPrivateResponses
         )
         let hasValidator = value(forHeader: "ETag") != nil || value(forHeader: "Last-Modified") != nil
         guard freshnessLifetime > 0 || hasValidator else {
             return nil
         }
+    }
+
+    /// Whether a shared cache may store a response with `control` (RFC 9111 §3.5): never a `private` one, and for a
+    /// request with credentials only one that `public`, `s-maxage` or `must-revalidate` marks as shareable. RFC
+    /// 9111 says this of `Authorization`; Fetch applies it to `Cookie` and `Proxy-Authorization` too, since a
+    /// response to them is as likely to be someone's own.
+    private static func sharedCacheMayStore(_ control: CacheControl, hadCredentials: Bool) -> Bool {
+        !control.isPrivate
+            && (!hadCredentials || control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
     }
 
     /// A stored response from its parts, with the freshness worked out from them before (as the disk store reads it
@@ -156,7 +189,8 @@ struct StoredResponse: Sendable {
         varyingValues: [String: String?],
         requestTime: Date,
         responseTime: Date,
-        freshness: ResponseFreshness? = nil
+        freshness: ResponseFreshness? = nil,
+        isShared: Bool = false
     ) {
         self.key = key
         self.status = status
@@ -167,7 +201,9 @@ struct StoredResponse: Sendable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.freshness =
-            freshness ?? ResponseFreshness(headers: headers, requestTime: requestTime, responseTime: responseTime)
+            freshness
+            ?? ResponseFreshness(
+                headers: headers, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
     }
 
     func value(forHeader name: String) -> String? {
@@ -215,10 +251,15 @@ struct StoredResponse: Sendable {
     }
 
     /// The stored response updated by a `304 Not Modified` (RFC 9111 §4.3.4): its header fields replace the stored
-    /// ones of the same name, and its times restart the response's age.
-    func refreshed(by notModified: Response, requestTime: Date, responseTime: Date) -> StoredResponse {
+    /// ones of the same name, and its times restart the response's age. A `Set-Cookie` of the 304 is the caller's
+    /// alone: it is kept only when `keepingCookies` (for the caller's answer), never in the stored response.
+    func refreshed(
+        by notModified: Response, requestTime: Date, responseTime: Date, isShared: Bool,
+        keepingCookies: Bool = false
+    ) -> StoredResponse {
         var headers = self.headers
-        for (name, value) in notModified.headers where !HeaderName.equal(name, "Content-Length") {
+        for (name, value) in notModified.headers
+        where !HeaderName.equal(name, "Content-Length") && (keepingCookies || !HeaderName.equal(name, "Set-Cookie")) {
             if let existing = headers.keys.first(where: { HeaderName.equal($0, name) }) {
                 headers[existing] = nil
             }
@@ -232,7 +273,8 @@ struct StoredResponse: Sendable {
             url: url,
             varyingValues: varyingValues,
             requestTime: requestTime,
-            responseTime: responseTime
+            responseTime: responseTime,
+            isShared: isShared
         )
     }
 
@@ -250,7 +292,7 @@ struct StoredResponse: Sendable {
         for name in headers.keys where HeaderName.equal(name, "Age") || HeaderName.equal(name, "Warning") {
             headers[name] = nil
         }
-        headers["Age"] = String(Int(age(at: now).rounded(.down)))
+        headers["Age"] = String(WireNumber.clampedInteger(age(at: now), in: 0...WireNumber.maximumDeltaSeconds))
         if !isFresh(at: now) {
             headers["Warning"] = Response.staleWarning
         }

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// Where an HTTP cache keeps its responses: in memory (``ResponseStore``), on disk (``DiskResponseStore``), or
-/// memory in front of disk (``LayeredResponseStore``). One response per key (the request's URL).
+/// memory in front of disk (``LayeredResponseStore``). One response per key: the request's URL, with the tag of its
+/// credentials in a private cache (``CacheKey``).
 protocol ResponseStoring: AnyObject, Sendable {
     /// The bytes the store holds now, as it counts them against its limit.
     var bytes: Int { get }
@@ -24,6 +25,9 @@ protocol ResponseStoring: AnyObject, Sendable {
 
     /// Removes every stored response.
     func removeAll()
+
+    /// Removes every response stored under a key of the credentials tagged `tag` (see ``CacheKey``).
+    func removeAll(identifiedBy tag: String)
 }
 
 // MARK: - ResponseStoring

@@ -51,4 +51,15 @@ import Testing
         #expect(CacheControl("   ").maxAge == nil)
         #expect(CacheControl("max-age=\"\"").maxAge == 0)
     }
+
+    @Test func readsTheDirectivesThatLetASharedCacheStoreAResponseToCredentials() {
+        let control = CacheControl("Public, S-MAXAGE=\"120\", max-age=60")
+        #expect(control.isPublic)
+        #expect(control.sharedMaxAge == 120)
+        #expect(control.maxAge == 60)
+        #expect(CacheControl("s-maxage=1e9").sharedMaxAge == nil, "an invalid s-maxage is absent, not a permission")
+        #expect(CacheControl("s-maxage=99999999999999999999").sharedMaxAge == 2_147_483_648)
+        #expect(CacheControl("stale-if-error=-1").staleIfError == nil)
+        #expect(!CacheControl("max-age=60").isPublic)
+    }
 }

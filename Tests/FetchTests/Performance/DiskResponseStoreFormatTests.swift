@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The disk store's file format (`FETCHRS3`): names, the hash that catches damage, the stored freshness, files of
+/// The disk store's file format (`FETCHRS4`): names, the hash that catches damage, the stored freshness, files of
 /// the previous format, and how a hit reads a file and marks its use.
 @Suite struct DiskResponseStoreFormatTests {
     let directory: TemporaryDirectory
@@ -36,13 +36,18 @@ import Testing
         try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: file.path)
     }
 
-    @Test func filesAreNamedByTwoHashesOfTheKeyAndStartWithTheFormat() throws {
+    @Test func filesAreNamedByTheOwnerAndTwoHashesOfTheKeyAndStartWithTheFormat() throws {
         #expect(
             DiskResponseStore.fileName(for: "https://api.example.com/users/1")
-                == "e7bacdf3ced9145b60eddf17024b60c1.response")
+                == "0000000000000000e7bacdf3ced9145b60eddf17024b60c1.response")
+        let tag = "0123456789abcdef0123456789abcdef"
+        let owned = DiskResponseStore.fileName(
+            for: CacheKey.make(url: "https://api.example.com/users/1", identity: tag))
+        #expect(owned.hasPrefix("0123456789abcdef") && owned.utf8.count == 48 + ".response".utf8.count)
+        #expect(owned != DiskResponseStore.fileName(for: "https://api.example.com/users/1"))
         try store().insert(StoredResponses.make("/users/1"))
         let contents = try Data(contentsOf: entryFile("/users/1"))
-        #expect(contents.prefix(8) == Data("FETCHRS3".utf8))
+        #expect(contents.prefix(8) == Data("FETCHRS4".utf8))
     }
 
     @Test func everyFlippedByteMakesTheFileUnreadable() throws {
@@ -86,19 +91,31 @@ import Testing
         #expect(reader.bytes == 0)
     }
 
-    @Test func filesOfThePreviousFormatAreRemoved() throws {
-        // FETCHRS2 files were named by the key's SHA-256, 64 digits: foreign now, removed when a store opens.
-        let oldName = SHA256.hex(SHA256.hash(Data("https://api.example.com/users/1".utf8))) + ".response"
-        let oldFile = directory.url.appendingPathComponent(oldName)
-        var old = try #require(DiskResponseStore.encode(StoredResponses.make("/users/1")))
-        old.replaceSubrange(0..<8, with: Data("FETCHRS2".utf8))
-        try old.write(to: oldFile)
-        // One at a current name is skipped and removed when met.
+    @Test func filesOfThePreviousFormatsAreRemoved() throws {
+        // FETCHRS2 files were named by the key's SHA-256, 64 digits, FETCHRS3 files by 32: removed when a store
+        // opens, since they may keep credentials in clear for Vary.
+        let encoded = try #require(DiskResponseStore.encode(StoredResponses.make("/users/1")))
+        var oldFiles: [URL] = []
+        for (magic, name) in [
+            ("FETCHRS2", SHA256.hex(SHA256.hash(Data("https://api.example.com/users/1".utf8)))),
+            ("FETCHRS3", "e7bacdf3ced9145b60eddf17024b60c1"),
+        ] {
+            var old = encoded
+            old.replaceSubrange(0..<8, with: Data(magic.utf8))
+            let file = directory.url.appendingPathComponent(name + ".response")
+            try old.write(to: file)
+            oldFiles.append(file)
+        }
+        // One at a current name is not indexed, and removed when met.
+        var old = encoded
+        old.replaceSubrange(0..<8, with: Data("FETCHRS3".utf8))
         try old.write(to: entryFile("/users/1"))
 
         let store = try store()
-        #expect(!FileManager.default.fileExists(atPath: oldFile.path))
-        #expect(store.count == 1)
+        for file in oldFiles {
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+        }
+        #expect(store.count == 0)
         #expect(try lookUp("/users/1", in: store) == nil)
         #expect(!FileManager.default.fileExists(atPath: entryFile("/users/1").path))
         #expect(store.count == 0)

@@ -1,0 +1,327 @@
+import FetchTesting
+import Foundation
+import Testing
+
+@testable import Fetch
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A backend that answers each request with whose credentials it carried and how many requests it has had, so a
+/// test can tell whose body a caller got and whether it came from the network.
+final class WhoAsked: Sendable {
+    private let calls = Locked(0)
+    let headers: [String: String]
+
+    init(headers: [String: String] = ["Cache-Control": "max-age=60"]) {
+        self.headers = headers
+    }
+
+    var count: Int { calls.withLock { $0 } }
+
+    var performer: MockPerformer {
+        MockPerformer { [calls, headers] request in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            let fields = request.headers ?? [:]
+            let user = fields["Authorization"] ?? fields["Cookie"] ?? fields["Proxy-Authorization"] ?? "nobody"
+            return MockResponse(headers: headers, data: Data(#"{"user":"\#(user)","call":\#(call)}"#.utf8))
+        }
+    }
+}
+
+/// What `WhoAsked` answers.
+struct Answer: Decodable, Parsable, Equatable {
+    let user: String
+    let call: Int
+}
+
+/// ``CachingPerformer`` keeps users apart: a private cache keys responses by the request's credentials (hashed), a
+/// shared one stores a response to credentials only when the server marks it shareable, no response with
+/// `Set-Cookie` is stored, no credential is kept in clear, and one call drops a user's responses.
+@Suite struct CachingPerformerIdentityTests {
+    let directory: TemporaryDirectory
+    let url = "http://example.test/profile/\(UUID().uuidString)"
+    static let alice = ["Authorization": "Bearer alice-token-1f7c"]
+    static let bob = ["Authorization": "Bearer bob-token-9a2e"]
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    enum Storage: String, CaseIterable, CustomTestStringConvertible {
+        case memory, disk
+        var testDescription: String { rawValue }
+    }
+
+    func makePerformer(
+        _ base: any RequestPerforming, _ storage: Storage, storesPrivateResponses: Bool = true
+    ) throws -> CachingPerformer {
+        switch storage {
+        case .memory:
+            return CachingPerformer(base, storesPrivateResponses: storesPrivateResponses)
+        case .disk:
+            // No memory in front: every hit is read from disk.
+            return try CachingPerformer(
+                base, directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses)
+        }
+    }
+
+    func perform<T: Parsable>(
+        _ performer: CachingPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
+    ) throws -> T {
+        let result = Captured<Result<T, any Error>>()
+        performer.perform(TestRequest(path.map { url + $0 } ?? url, headers: headers), completion: result.capture)
+        return try #require(result.value).get()
+    }
+
+    @Test(
+        arguments: Storage.allCases, [alice, ["Cookie": "session=alice-1f7c"], ["Proxy-Authorization": "Basic YTpi"]])
+    func aSecondUserNeverGetsTheFirstUsersResponseAndEachStillGetsHits(
+        storage: Storage, aliceCredentials: [String: String]
+    ) throws {
+        let backend = WhoAsked()
+        let performer = try makePerformer(backend.performer, storage)
+        let name = try #require(aliceCredentials.keys.first)
+        let bob = [name: "other-user-credential-77"]
+
+        let aliceFirst: Answer = try perform(performer, aliceCredentials)
+        let bobFirst: Answer = try perform(performer, bob)
+        let nobody: Answer = try perform(performer, nil)
+        let aliceAgain: Answer = try perform(performer, aliceCredentials)
+        let bobAgain: Answer = try perform(performer, bob)
+        let nobodyAgain: Answer = try perform(performer, nil)
+
+        #expect(bobFirst.user == "other-user-credential-77", "Bob got the network's answer for Bob")
+        #expect(nobody.user == "nobody")
+        #expect(aliceAgain == aliceFirst, "Alice's hit")
+        #expect(bobAgain == bobFirst, "Bob's hit")
+        #expect(nobodyAgain == nobody)
+        #expect(backend.count == 3)
+    }
+
+    @Test func aUsersResponsesOutliveARestartOnDiskForThatUserOnly() throws {
+        let backend = WhoAsked()
+        let aliceFirst: Answer = try perform(try makePerformer(backend.performer, .disk), Self.alice)
+
+        let afterRestart = try makePerformer(backend.performer, .disk)
+        #expect(try perform(afterRestart, Self.alice) == aliceFirst, "the salt on disk keeps Alice's key")
+        let bobFirst: Answer = try perform(afterRestart, Self.bob)
+        #expect(bobFirst.call == 2)
+        #expect(bobFirst.user == Self.bob["Authorization"])
+    }
+
+    @Test(arguments: Storage.allCases)
+    func aResponseWithSetCookieIsNeverStored(storage: Storage) throws {
+        let backend = WhoAsked(headers: ["Cache-Control": "max-age=60", "Set-Cookie": "session=alice; HttpOnly"])
+        let performer = try makePerformer(backend.performer, storage)
+
+        let first: Response = try perform(performer, nil)
+        let second: Response = try perform(performer, nil)
+
+        #expect(first[header: "Set-Cookie"] == "session=alice; HttpOnly")
+        #expect(try Answer.parse(response: second, errorParser: nil).get().call == 2, "from the network again")
+        #expect(performer.storedResponseCount == 0)
+    }
+
+    @Test(
+        arguments: Storage.allCases,
+        [
+            ("max-age=60", false), ("private, max-age=60", false), ("public, max-age=60", true),
+            ("s-maxage=60, max-age=60", true), ("must-revalidate, max-age=60", true),
+        ])
+    func aSharedCacheStoresAResponseToCredentialsOnlyWhenMarkedShareable(
+        storage: Storage, marking: (cacheControl: String, isStored: Bool)
+    ) throws {
+        let backend = WhoAsked(headers: ["Cache-Control": marking.cacheControl])
+        let performer = try makePerformer(backend.performer, storage, storesPrivateResponses: false)
+
+        let alice: Answer = try perform(performer, Self.alice)
+        let bob: Answer = try perform(performer, Self.bob)
+
+        if marking.isStored {
+            #expect(bob == alice, "shareable: a shared cache serves it to anyone")
+            #expect(backend.count == 1)
+        } else {
+            #expect(bob.user == Self.bob["Authorization"])
+            #expect(backend.count == 2)
+            #expect(performer.storedResponseCount == 0)
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func aCookieSetByARevalidationGoesToItsCallerOnlyNotIntoTheStore(storage: Storage) throws {
+        let calls = Locked(0)
+        let backend = MockPerformer { _ in
+            let call = calls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            switch call {
+            case 1:
+                return MockResponse(headers: ["Cache-Control": "no-cache", "ETag": #""v1""#], data: Data("{}".utf8))
+            case 2: return MockResponse(status: 304, headers: ["ETag": #""v1""#, "Set-Cookie": "session=rotated"])
+            default: return MockResponse(status: 304, headers: ["ETag": #""v1""#])
+            }
+        }
+        let performer = try makePerformer(backend, storage)
+
+        let first: Response = try perform(performer, nil)
+        let revalidated: Response = try perform(performer, nil)
+        let next: Response = try perform(performer, nil)
+
+        #expect(first[header: "Set-Cookie"] == nil)
+        #expect(revalidated[header: "Set-Cookie"] == "session=rotated", "the caller whose 304 set it")
+        #expect(next[header: "Set-Cookie"] == nil, "the next caller: the stored response keeps no cookie")
+        #expect(next.data == Data("{}".utf8))
+        #expect(calls.withLock { $0 } == 3)
+    }
+
+    @Test(arguments: [false, true])
+    func sMaxageIsTheLifetimeOfASharedCacheOnly(isShared: Bool) throws {
+        let backend = WhoAsked(headers: ["Cache-Control": "max-age=10, s-maxage=120"])
+        let clock = TestClock()
+        let performer = CachingPerformer(backend.performer, storesPrivateResponses: !isShared) { clock.now }
+
+        _ = try perform(performer, nil) as Answer
+        clock.advance(by: 60)
+        _ = try perform(performer, nil) as Answer
+
+        #expect(backend.count == (isShared ? 1 : 2), "fresh for 120 s in a shared cache, 10 s in a private one")
+    }
+
+    @Test(arguments: Storage.allCases)
+    func aSharedCacheNeverStoresAPrivateResponseEvenWithoutCredentials(storage: Storage) throws {
+        let backend = WhoAsked(headers: ["Cache-Control": "private, max-age=60"])
+        let performer = try makePerformer(backend.performer, storage, storesPrivateResponses: false)
+        _ = try perform(performer, nil) as Answer
+        _ = try perform(performer, nil) as Answer
+        #expect(backend.count == 2)
+    }
+
+    @Test func noCredentialIsKeptInClearOnDiskEvenForVary() throws {
+        let network = SpyPerformer(
+            forwardingTo: MockPerformer(
+                headers: ["Cache-Control": "max-age=60", "Vary": "Authorization, Cookie"], data: Data("{}".utf8)))
+        let performer = try makePerformer(network, .disk)
+        let credentials = ["Authorization": "Bearer alice-token-1f7c", "Cookie": "session=alice-cookie-5d1"]
+
+        _ = try perform(performer, credentials) as Data
+        _ = try perform(performer, credentials) as Data
+        #expect(network.calls.count == 1, "Vary matches the same credentials")
+        _ = try perform(performer, ["Authorization": "Bearer alice-token-1f7c"]) as Data
+        #expect(network.calls.count == 2, "another set of credentials is another user")
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(names.filter { $0.hasSuffix(".response") }.count == 2)
+        for name in names {
+            let contents = try Data(contentsOf: directory.url.appendingPathComponent(name))
+            for secret in ["alice-token-1f7c", "alice-cookie-5d1"] {
+                #expect(contents.range(of: Data(secret.utf8)) == nil, "\(name) holds \(secret)")
+            }
+        }
+    }
+
+    @Test(arguments: Storage.allCases)
+    func removeAllAuthorizedByDropsOneUsersResponsesOnly(storage: Storage) throws {
+        let backend = WhoAsked()
+        let performer = try makePerformer(backend.performer, storage)
+        for path in ["/a", "/b"] {
+            _ = try perform(performer, Self.alice, path: path) as Answer
+            _ = try perform(performer, Self.bob, path: path) as Answer
+        }
+        _ = try perform(performer, nil, path: "/a") as Answer
+        #expect(backend.count == 5)
+        #expect(performer.storedResponseCount == 5)
+
+        performer.removeAll(authorizedBy: [.authorization(bearerToken: "alice-token-1f7c")])
+
+        #expect(performer.storedResponseCount == 3)
+        _ = try perform(performer, Self.bob, path: "/a") as Answer
+        _ = try perform(performer, nil, path: "/a") as Answer
+        #expect(backend.count == 5, "Bob's and the anonymous responses stay")
+        let aliceAgain: Answer = try perform(performer, Self.alice, path: "/b")
+        #expect(aliceAgain.call == 6, "Alice's are gone")
+    }
+
+    @Test func removeAllAuthorizedByWithoutCredentialsRemovesNothing() throws {
+        let backend = WhoAsked()
+        let performer = try makePerformer(backend.performer, .memory)
+        _ = try perform(performer, nil) as Answer
+        performer.removeAll(authorizedBy: [.accept("application/json")])
+        #expect(performer.storedResponseCount == 1)
+    }
+
+    @Test func aSuccessfulUnsafeRequestRemovesItsUsersAndTheAnonymousResponse() throws {
+        let backend = WhoAsked()
+        let performer = try makePerformer(backend.performer, .memory)
+        _ = try perform(performer, Self.alice) as Answer
+        _ = try perform(performer, Self.bob) as Answer
+        _ = try perform(performer, nil) as Answer
+
+        let posted = Captured<Result<Data, any Error>>()
+        performer.perform(TestRequest(url, method: .post, headers: Self.alice), completion: posted.capture)
+        _ = try #require(posted.value).get()
+
+        #expect(performer.storedResponseCount == 1, "Bob's stays: its key is not known without his credentials")
+    }
+}
+
+/// The two-user case end to end, through each transport's `Session` against the test server.
+@Suite struct CachingPerformerIdentityServerTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    func makePerformer(_ transport: SessionTransport, directory: URL?) throws -> CachingPerformer {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        let session = try makeSession(transport, configuration: configuration)
+        if let directory {
+            return try CachingPerformer(session, directory: directory, maximumBytes: 0)
+        }
+        return CachingPerformer(session)
+    }
+
+    @Test(arguments: SessionTransport.allCases, [false, true])
+    func userBNeverGetsUserAsBodyOrCookieThroughEitherTransport(transport: SessionTransport, onDisk: Bool)
+        async throws
+    {
+        let directory = try TemporaryDirectory()
+        let performer = try makePerformer(transport, directory: onDisk ? directory.url : nil)
+        let path = "/cacheable/\(UUID().uuidString)"
+        let plain = TestRequest(server.url(path + "?cc=max-age=60"))
+        let alice = TestRequest(server.url(path + "?cc=max-age=60"), headers: ["Authorization": "Bearer alice"])
+        let bob = TestRequest(server.url(path + "?cc=max-age=60"), headers: ["Authorization": "Bearer bob"])
+
+        let aliceFirst: Hit = try await performer.perform(alice)
+        let bobFirst: Hit = try await performer.perform(bob)
+        let aliceAgain: Hit = try await performer.perform(alice)
+        let bobAgain: Hit = try await performer.perform(bob)
+        let nobody: Hit = try await performer.perform(plain)
+
+        #expect(aliceFirst == Hit(hit: 1))
+        #expect(bobFirst == Hit(hit: 2), "Bob's own answer, not Alice's")
+        #expect(aliceAgain == aliceFirst)
+        #expect(bobAgain == bobFirst)
+        #expect(nobody == Hit(hit: 3))
+        #expect(try await server.hits(path) == 3)
+
+        // A response that sets a cookie is never stored, so nobody else is handed it.
+        let cookiePath = "/cacheable/\(UUID().uuidString)"
+        let login = TestRequest(server.url(cookiePath + "?cc=max-age=60&cookie=session%3Dalice"))
+        let setting: Response = try await performer.perform(login)
+        let other: Response = try await performer.perform(login)
+        #expect(setting[header: "Set-Cookie"] == "session=alice")
+        #expect(other[header: "Set-Cookie"] == "session=alice", "from the server again, for this caller")
+        #expect(try Hit.parse(response: other, errorParser: nil).get() == Hit(hit: 2))
+        #expect(try await server.hits(cookiePath) == 2)
+    }
+}
