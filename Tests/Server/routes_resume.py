@@ -10,6 +10,12 @@ honours `Range: bytes=N-` with `If-Range`. The query shapes the server:
 - change_at=<bytes>: the resource changes (version 2) once this id has sent that many bytes in all;
 - stall_at=<bytes>&stall_ms=<ms>: the first request of this id pauses that long after that many bytes.
 
+Hostile servers, for the checks a resumed 206 must pass:
+
+- ignore_if_range=1: honour Range even when If-Range names another version (the body is the current version);
+- range_shift=<n>: a 206's Content-Range says it starts n bytes after where its body starts;
+- content_range=<template>: a 206's Content-Range is this text, with {start}, {end} and {size} filled in.
+
 GET /resume-stats/<id> says how many body bytes the id has sent and what each request asked for.
 GET /resume-digest?size=<bytes>&version=<n> is the SHA-256 of a version's body, computed by Python's hashlib.
 """
@@ -88,7 +94,7 @@ def resume(exchange, match):
     if ranges and requested.startswith("bytes=") and requested.endswith("-"):
         if_range = exchange.headers.get("If-Range")
         current = headers.get("ETag") or headers.get("Last-Modified")
-        if if_range is None or if_range == current:
+        if if_range is None or if_range == current or query.get("ignore_if_range") == "1":
             start = int(requested[len("bytes=") : -1])
             status = 206
     with STATE_LOCK:
@@ -105,7 +111,9 @@ def resume(exchange, match):
     exchange.send_header("Content-Type", "application/octet-stream")
     exchange.send_header("Content-Length", str(size - start))
     if status == 206:
-        exchange.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        shown = start + int(query.get("range_shift", "0"))
+        template = query.get("content_range", "bytes {start}-{end}/{size}")
+        exchange.send_header("Content-Range", template.format(start=shown, end=size - 1, size=size))
     for name, value in headers.items():
         exchange.send_header(name, value)
     exchange.end_headers()
@@ -152,3 +160,4 @@ def resume_digest(exchange, match):
     for piece in body_range(version, 0, size):
         digest.update(piece)
     exchange.send_json(200, {"sha256": digest.hexdigest()})
+
