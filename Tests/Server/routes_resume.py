@@ -161,3 +161,30 @@ def resume_digest(exchange, match):
         digest.update(piece)
     exchange.send_json(200, {"sha256": digest.hexdigest()})
 
+
+@route(r"/transfer-endless")
+def transfer_endless(exchange, match):
+    """A body that keeps coming: ?chunk= bytes (default 65536) every ?interval_ms= ms (default 20), with no length,
+    for at most ?seconds= (default 10), then the connection closes. For POST, the request body is read first.
+
+    The server never stays silent long enough for an idle timeout; only a deadline on the whole exchange ends it.
+    """
+    chunk = b"e" * min(int(exchange.query.get("chunk", ["65536"])[0]), 1 << 20)
+    interval = int(exchange.query.get("interval_ms", ["20"])[0]) / 1000
+    seconds = min(float(exchange.query.get("seconds", ["10"])[0]), 30)
+    length = int(exchange.headers.get("Content-Length", "0"))
+    if length:
+        exchange.rfile.read(length)
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Connection", "close")
+    exchange.end_headers()
+    exchange.close_connection = True
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            exchange.wfile.write(chunk)
+            exchange.wfile.flush()
+            time.sleep(interval)
+    except (BrokenPipeError, ConnectionResetError):
+        pass

@@ -40,6 +40,10 @@ import Foundation
 ///   by their owner only (0600) and opened without following a symbolic link: a symbolic link (or anything but a
 ///   regular file) at either path fails the download with ``FetchError/invalidRequest(_:)`` before anything is
 ///   sent, and is left as it is.
+/// - The request's ``Request/timeout`` bounds each attempt as a whole, from the request to the body's last byte,
+///   however steadily the body arrives; a timed-out attempt is retried as ``retryPolicy`` decides. Bytes that the
+///   next attempt cannot keep (a server that cannot resume) do not count as progress, so such attempts are bounded
+///   by ``RetryPolicy/maximumAttempts``.
 ///
 /// Partial files stay after a cancellation or a transport failure, so that the download can resume later, and are
 /// deleted after success or an error status. ``removePartialFiles(for:)`` deletes them.

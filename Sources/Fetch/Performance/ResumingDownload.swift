@@ -66,6 +66,10 @@ final class ResumingDownload: TransferTracking, Cancellable {
         var attemptStart: Int64 = 0
         var attempts = 0
         var attemptsWithoutProgress = 0
+        /// The timer that ends the current attempt at the request's timeout.
+        var deadline: (any DispatchSourceTimer)?
+        /// The current attempt's timeout, once it has been reached.
+        var timedOutAfter: TimeInterval?
         var lastSuccess: HTTPURLResponse?
         var redirects: RedirectTracker
 
@@ -200,6 +204,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
             }
             let previous = state.phase
             state.phase = .finished
+            state.deadline?.cancel()
+            state.deadline = nil
             closeFile(&state)
             saveRecord(state)
             send(.completion(.failure(error)))
@@ -243,11 +249,35 @@ final class ResumingDownload: TransferTracking, Cancellable {
             state.attemptStart = state.bytes
             state.attempts += 1
             state.redirects = RedirectTracker(originalURL: request.url)
+            state.timedOutAfter = nil
+            let timeout = TransferState<Response>.deadline(of: request, adjusting: &urlRequest)
             let task = makeTask(urlRequest, self)
             state.phase = .running(task)
+            if let timeout {
+                let timer = TransferState<Response>.timer(after: timeout) { [self] in
+                    attemptTimedOut(task, after: timeout)
+                }
+                state.deadline = timer
+                timer.resume()
+            }
             return task
         }
         task?.resume()
+    }
+
+    /// Ends an attempt that is still running at its request's timeout, however steadily its body keeps coming: the
+    /// attempt fails with ``FetchError/timedOut(request:seconds:)``, which the retry policy decides on.
+    private func attemptTimedOut(_ task: URLSessionTask, after timeout: TimeInterval) {
+        let isCurrent = state.withLock { state -> Bool in
+            guard case .running(let current) = state.phase, current === task else {
+                return false
+            }
+            state.timedOutAfter = timeout
+            return true
+        }
+        if isCurrent {
+            task.cancel()
+        }
     }
 
     /// Decides what follows an attempt that ended with `outcome` (a response whose body was an error, or a
@@ -424,6 +454,19 @@ final class ResumingDownload: TransferTracking, Cancellable {
             guard case .running(let current) = state.phase, current === task else {
                 return .nothing
             }
+            state.deadline?.cancel()
+            state.deadline = nil
+            if let timeout = state.timedOutAfter {
+                let failure = FetchError.timedOut(request: request, seconds: timeout)
+                if let wait = attemptEnded(.failure(failure), state: &state) {
+                    return .attemptAfter(wait)
+                }
+                let attempts = state.attempts
+                return .end(
+                    .failure(
+                        attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: failure) : failure),
+                    keepsPartial: true)
+            }
             if let refusal = state.redirects.refusal {
                 return .end(.failure(refusal), keepsPartial: true)
             }
@@ -567,6 +610,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 return false
             }
             state.phase = .finished
+            state.deadline?.cancel()
+            state.deadline = nil
             closeFile(&state)
             send(.completion(result))
             return true
