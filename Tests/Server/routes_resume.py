@@ -14,7 +14,8 @@ Hostile servers, for the checks a resumed 206 must pass:
 
 - ignore_if_range=1: honour Range even when If-Range names another version (the body is the current version);
 - range_shift=<n>: a 206's Content-Range says it starts n bytes after where its body starts;
-- content_range=<template>: a 206's Content-Range is this text, with {start}, {end} and {size} filled in.
+- content_range=<template>: a 206's Content-Range is this text, with {start}, {end} and {size} filled in;
+- always_206=1: answer 206 even to a request without Range.
 
 GET /resume-stats/<id> says how many body bytes the id has sent and what each request asked for.
 GET /resume-digest?size=<bytes>&version=<n> is the SHA-256 of a version's body, computed by Python's hashlib.
@@ -97,6 +98,8 @@ def resume(exchange, match):
         if if_range is None or if_range == current or query.get("ignore_if_range") == "1":
             start = int(requested[len("bytes=") : -1])
             status = 206
+    if query.get("always_206") == "1":
+        status = 206
     with STATE_LOCK:
         asked["status"] = status if start < size else 416
     if status == 206 and start >= size:

@@ -121,4 +121,23 @@ import Testing
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file.lastPathComponent)")
         }
     }
+
+    @Test func a206ToARequestForTheWholeResourceFailsTheIntegrityCheckAndKeepsNothing() async throws {
+        let (id, url) = server.resource("size=\(1 << 20)&always_206=1")
+        let destination = directory.url.appending(path: "unasked.bin")
+        let transfer = transfers.download(
+            TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption())
+
+        let error = try await ResumableDownloadTests.failure(of: transfer)
+
+        guard case .integrityCheckFailed(let failedURL, let reason) = error else {
+            Issue.record("expected .integrityCheckFailed, got \(error)")
+            return
+        }
+        #expect(failedURL == url)
+        #expect(reason.contains("206 Partial Content (Content-Range bytes 0-1048575/1048576)"))
+        #expect(try await server.stats(id).requests.map(\.range) == [nil])
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
+    }
 }
