@@ -5,7 +5,7 @@ extension RequestPerforming {
     /// developer tools, Charles and Proxyman open, and that FetchTesting's `MockPerformer(replaying:)` answers from.
     ///
     /// ```swift
-    /// let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-API-Key")])
+    /// let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")])
     /// let user: User = try await recorded.perform(GetUser(id: 1))
     /// ```
     ///

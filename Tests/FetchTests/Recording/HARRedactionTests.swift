@@ -132,6 +132,8 @@ import Testing
         let text = String(decoding: try Data(contentsOf: fixture), as: UTF8.self)
         #expect(!text.contains(Self.secret))
         #expect(text.contains("access_token=REDACTED"))
+        let verdict = try HARValidator.check(fixture)
+        #expect(verdict.isValid, "\(verdict.output)")
 
         let replayed = Captured<Result<Person, any Error>>()
         try MockPerformer(replaying: fixture, matching: HARMatcher(includingHeaders: true))
