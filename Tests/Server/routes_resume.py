@@ -15,7 +15,9 @@ Hostile servers, for the checks a resumed 206 must pass:
 - ignore_if_range=1: honour Range even when If-Range names another version (the body is the current version);
 - range_shift=<n>: a 206's Content-Range says it starts n bytes after where its body starts;
 - content_range=<template>: a 206's Content-Range is this text, with {start}, {end} and {size} filled in;
-- always_206=1: answer 206 even to a request without Range.
+- always_206=1: answer 206 even to a request without Range;
+- overlong=<n>: a 206 has no Content-Length, and n more bytes than its Content-Range says follow its body before the
+  server closes the connection.
 
 GET /resume-stats/<id> says how many body bytes the id has sent and what each request asked for.
 GET /resume-digest?size=<bytes>&version=<n> is the SHA-256 of a version's body, computed by Python's hashlib.
@@ -110,9 +112,14 @@ def resume(exchange, match):
             exchange.send_header(name, value)
         exchange.end_headers()
         return
+    overlong = int(query.get("overlong", "0")) if status == 206 else 0
     exchange.send_response(status)
     exchange.send_header("Content-Type", "application/octet-stream")
-    exchange.send_header("Content-Length", str(size - start))
+    if overlong:
+        exchange.send_header("Connection", "close")
+        exchange.close_connection = True
+    else:
+        exchange.send_header("Content-Length", str(size - start))
     if status == 206:
         shown = start + int(query.get("range_shift", "0"))
         template = query.get("content_range", "bytes {start}-{end}/{size}")
@@ -140,6 +147,9 @@ def resume(exchange, match):
             exchange.close_connection = True
             exchange.connection.shutdown(socket.SHUT_RDWR)
             return
+    if overlong:
+        write(exchange, state, b"x" * overlong)
+        exchange.wfile.flush()
 
 
 def write(exchange, state, piece):

@@ -406,16 +406,22 @@ final class ResumingDownload: TransferTracking, Cancellable {
     }
 
     func didReceive(_ data: Data) {
+        var untrusted: URLSessionTask?
         let failure = state.withLock { state -> (any Error)? in
-            guard case .running = state.phase else {
+            guard case .running(let task) = state.phase else {
                 return nil
             }
             switch state.reception {
             case .body:
                 let (after, overflow) = state.bytes.addingReportingOverflow(Int64(data.count))
                 if let limit = state.bodyLimit, overflow || after > limit {
-                    return integrityError(
-                        "the server sent more than the \(limit) bytes it announced (Content-Length, Content-Range)")
+                    // Nothing more is written, and the partial file goes: the server's lengths cannot be trusted.
+                    state.reception = .failWhenDone(
+                        integrityError(
+                            "the server sent more than the \(limit) bytes it announced (Content-Length, Content-Range)"
+                        ))
+                    untrusted = task
+                    return nil
                 }
                 do {
                     try state.file?.write(contentsOf: data)
@@ -432,6 +438,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
             }
             return nil
         }
+        untrusted?.cancel()
         if let failure {
             fail(failure)
         }

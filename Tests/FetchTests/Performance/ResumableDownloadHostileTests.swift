@@ -140,4 +140,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
     }
+
+    @Test func a206WithMoreBytesThanItsContentRangeFailsTheIntegrityCheckAtTheFirstExtraByte() async throws {
+        let size = 2 << 20
+        let (id, url) = server.resource("size=\(size)&drop=\(1 << 20)&drops=1&overlong=4096")
+        let destination = directory.url.appending(path: "overlong.bin")
+        let transfer = transfers.download(
+            TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption())
+
+        let error = try await ResumableDownloadTests.failure(of: transfer)
+
+        guard case .integrityCheckFailed(_, let reason) = error else {
+            Issue.record("expected .integrityCheckFailed, got \(error)")
+            return
+        }
+        #expect(reason.contains("more than the \(size) bytes it announced"))
+        #expect(try await server.stats(id).requests.map(\.status) == [200, 206])
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
+    }
 }
