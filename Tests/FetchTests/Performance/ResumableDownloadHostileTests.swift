@@ -105,12 +105,13 @@ import Testing
         let destination = directory.url.appending(path: "private.bin")
         let progress = Captured<TransferProgress>()
         let results = Captured<Result<Response, any Error>>()
-        let previous = umask(0)
-        let call = transfers.download(
-            TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption(),
-            progress: progress.capture, completion: results.capture)
+        // The partial file is made before the download returns; its record once the response has arrived.
+        let call = PermissiveUmask.around {
+            transfers.download(
+                TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption(),
+                progress: progress.capture, completion: results.capture)
+        }
         _ = try await progress.first()
-        umask(previous)
         call.cancel()
         _ = try await results.first()
 

@@ -2,6 +2,23 @@ import Fetch
 import Foundation
 import Testing
 
+/// Runs code under the umask 0, which lets every file be made with the mode its creator asks for (0666 for
+/// `FileManager`), one caller at a time: the umask is the process's, so two tests that set and restore it at once
+/// could leave it at 0. Another test that creates a file meanwhile only gets a more open mode.
+enum PermissiveUmask {
+    private static let lock = NSLock()
+
+    static func around<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        let previous = umask(0)
+        defer {
+            umask(previous)
+            lock.unlock()
+        }
+        return try body()
+    }
+}
+
 /// Writing HAR files: every append leaves a valid file, concurrent appends each add one entry.
 @Suite struct HARWriterTests {
     private let temporary: TemporaryDirectory
@@ -115,14 +132,11 @@ import Testing
 
     @Test func theFileIsOwnerOnlyAfterTheFirstWriteAndEveryRewriteWhateverTheUmask() throws {
         let file = directory.appendingPathComponent("private.har")
-        // The umask is the process's: another test that creates a file meanwhile only gets a more open mode.
-        let previous = umask(0)
-        defer { umask(previous) }
         let writer = try HARWriter(file: file)
-        try writer.append(entry(0))
+        try PermissiveUmask.around { try writer.append(entry(0)) }
         #expect(try mode(of: file) == 0o600)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-        try writer.append(entry(1))
+        try PermissiveUmask.around { try writer.append(entry(1)) }
         #expect(try mode(of: file) == 0o600)
         #expect(try HAR(contentsOf: file).log.entries == [entry(0), entry(1)])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
@@ -133,13 +147,11 @@ import Testing
 
     @Test func aFileTheUserMadeOwnerOnlyStaysOwnerOnlyWhenAnotherWriterAppends() throws {
         let file = directory.appendingPathComponent("kept.har")
-        let previous = umask(0)
-        defer { umask(previous) }
         var archive = HAR()
         archive.log.entries = [entry(0)]
         try archive.encoded().write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        try HARWriter(file: file).append(entry(1))
+        try PermissiveUmask.around { try HARWriter(file: file).append(entry(1)) }
         #expect(try mode(of: file) == 0o600)
         #expect(try HAR(contentsOf: file).log.entries == [entry(0), entry(1)])
     }
