@@ -45,8 +45,8 @@ public final class ReplayingPerformer: RequestPerforming {
     ///   - mode: When to replay and when to record. The default is ``Mode/once``.
     ///   - live: The performer that sends what is not replayed, such as a `Session`.
     ///   - matcher: How requests are matched with recorded ones. The default compares method, URL and body.
-    ///   - redaction: Which secrets are kept out of the file. The default redacts `Authorization`,
-    ///     `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    ///   - redaction: Which secrets are kept out of the file besides those always kept out (see `HARRedaction`).
+    ///     The default adds none.
     ///   - multipartLimit: How many bytes of a multipart request body are recorded.
     /// - Throws: `HARError` when the file exists but is not HAR, naming the JSON path of the problem.
     public init(

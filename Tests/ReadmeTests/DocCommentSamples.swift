@@ -512,7 +512,7 @@ enum TestSchedulerSample {
 enum HARRedactionSample {
     static func sample() -> HARRedaction {
         // DOC-BEGIN
-        let redaction: HARRedaction = [.header("X-API-Key"), .queryItem("api_key")]
+        let redaction: HARRedaction = [.header("X-Session"), .queryItem("api_key")]
         // DOC-END
         return redaction
     }
@@ -536,7 +536,7 @@ enum RecordingSample {
 
     static func sample(session: Session) async throws -> User {
         // DOC-BEGIN
-        let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-API-Key")])
+        let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")])
         let user: User = try await recorded.perform(GetUser(id: 1))
         // DOC-END
         return user

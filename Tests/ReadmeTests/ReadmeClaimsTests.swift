@@ -95,12 +95,13 @@ import Testing
 
     // MARK: - Record and replay
 
-    /// "A secret that no recorded call ever sends (a token only ever read from a body) is not known as one": naming
-    /// its field does not find it, since names match headers, query parameters and form fields that calls send.
+    /// "A secret that no recorded call ever sends and no name reaches (a token read from a nested JSON key) is not
+    /// known as one": naming it does not find it, since names match headers, query parameters, form fields and
+    /// top-level JSON keys.
     @Test func aTokenOnlyEverReadFromABodyStaysInTheFile() throws {
         let file = FileManager.default.temporaryDirectory.appending(path: "readme-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }  // nil: best-effort clean-up of a temporary file
-        let login = MockPerformer(response: .json(#"{"token": "t0k3n-only-in-a-body"}"#))
+        let login = MockPerformer(response: .json(#"{"session": {"token": "t0k3n-only-in-a-body"}}"#))
         let recorded = try login.recording(to: file, redacting: [.header("token"), .queryItem("token")])
         let answer = Captured<Result<Data, any Error>>()
         recorded.perform(

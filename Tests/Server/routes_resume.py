@@ -10,6 +10,15 @@ honours `Range: bytes=N-` with `If-Range`. The query shapes the server:
 - change_at=<bytes>: the resource changes (version 2) once this id has sent that many bytes in all;
 - stall_at=<bytes>&stall_ms=<ms>: the first request of this id pauses that long after that many bytes.
 
+Hostile servers, for the checks a resumed 206 must pass:
+
+- ignore_if_range=1: honour Range even when If-Range names another version (the body is the current version);
+- range_shift=<n>: a 206's Content-Range says it starts n bytes after where its body starts;
+- content_range=<template>: a 206's Content-Range is this text, with {start}, {end} and {size} filled in;
+- always_206=1: answer 206 even to a request without Range;
+- overlong=<n>: a 206 has no Content-Length, and n more bytes than its Content-Range says follow its body before the
+  server closes the connection.
+
 GET /resume-stats/<id> says how many body bytes the id has sent and what each request asked for.
 GET /resume-digest?size=<bytes>&version=<n> is the SHA-256 of a version's body, computed by Python's hashlib.
 """
@@ -88,9 +97,11 @@ def resume(exchange, match):
     if ranges and requested.startswith("bytes=") and requested.endswith("-"):
         if_range = exchange.headers.get("If-Range")
         current = headers.get("ETag") or headers.get("Last-Modified")
-        if if_range is None or if_range == current:
+        if if_range is None or if_range == current or query.get("ignore_if_range") == "1":
             start = int(requested[len("bytes=") : -1])
             status = 206
+    if query.get("always_206") == "1":
+        status = 206
     with STATE_LOCK:
         asked["status"] = status if start < size else 416
     if status == 206 and start >= size:
@@ -101,11 +112,18 @@ def resume(exchange, match):
             exchange.send_header(name, value)
         exchange.end_headers()
         return
+    overlong = int(query.get("overlong", "0")) if status == 206 else 0
     exchange.send_response(status)
     exchange.send_header("Content-Type", "application/octet-stream")
-    exchange.send_header("Content-Length", str(size - start))
+    if overlong:
+        exchange.send_header("Connection", "close")
+        exchange.close_connection = True
+    else:
+        exchange.send_header("Content-Length", str(size - start))
     if status == 206:
-        exchange.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        shown = start + int(query.get("range_shift", "0"))
+        template = query.get("content_range", "bytes {start}-{end}/{size}")
+        exchange.send_header("Content-Range", template.format(start=shown, end=size - 1, size=size))
     for name, value in headers.items():
         exchange.send_header(name, value)
     exchange.end_headers()
@@ -129,6 +147,9 @@ def resume(exchange, match):
             exchange.close_connection = True
             exchange.connection.shutdown(socket.SHUT_RDWR)
             return
+    if overlong:
+        write(exchange, state, b"x" * overlong)
+        exchange.wfile.flush()
 
 
 def write(exchange, state, piece):
@@ -152,3 +173,31 @@ def resume_digest(exchange, match):
     for piece in body_range(version, 0, size):
         digest.update(piece)
     exchange.send_json(200, {"sha256": digest.hexdigest()})
+
+
+@route(r"/transfer-endless")
+def transfer_endless(exchange, match):
+    """A body that keeps coming: ?chunk= bytes (default 65536) every ?interval_ms= ms (default 20), with no length,
+    for at most ?seconds= (default 10), then the connection closes. For POST, the request body is read first.
+
+    The server never stays silent long enough for an idle timeout; only a deadline on the whole exchange ends it.
+    """
+    chunk = b"e" * min(int(exchange.query.get("chunk", ["65536"])[0]), 1 << 20)
+    interval = int(exchange.query.get("interval_ms", ["20"])[0]) / 1000
+    seconds = min(float(exchange.query.get("seconds", ["10"])[0]), 30)
+    length = int(exchange.headers.get("Content-Length", "0"))
+    if length:
+        exchange.rfile.read(length)
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Connection", "close")
+    exchange.end_headers()
+    exchange.close_connection = True
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            exchange.wfile.write(chunk)
+            exchange.wfile.flush()
+            time.sleep(interval)
+    except (BrokenPipeError, ConnectionResetError):
+        pass

@@ -4,6 +4,11 @@
 Usage: validate_har.py FILE. Prints one line per problem, each naming its JSON path, and exits 1 if there is any;
 otherwise prints "valid HAR 1.2: <n> entries" and exits 0. Standard library only.
 
+It also checks what Fetch promises of its recordings: the secrets redacted by default are written as REDACTED. Those
+are the values of the headers Authorization, Proxy-Authorization, Cookie, Set-Cookie and X-API-Key and of any
+header whose name contains token, secret or password (in any case); of query parameters, form fields and top-level
+keys of JSON bodies with those names; and of every cookie.
+
 The specification: http://www.softwareishard.com/blog/har-12-spec/ (also w3c.github.io/web-performance/specs/HAR).
 """
 
@@ -14,6 +19,16 @@ import re
 import sys
 from datetime import datetime
 from urllib.parse import urlsplit
+
+SECRET_NAMES = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
+SECRET_PARTS = ("token", "secret", "password")
+PLACEHOLDER = "REDACTED"
+
+
+def names_secret(name):
+    lowered = name.lower()
+    return lowered in SECRET_NAMES or any(part in lowered for part in SECRET_PARTS)
+
 
 ISO_8601 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 
@@ -66,8 +81,13 @@ class Checker:
             if not isinstance(item, dict):
                 self.fail(where, "must be an object")
                 continue
-            self.field(item, "name", where, "string")
-            self.field(item, "value", where, "string")
+            name = self.field(item, "name", where, "string")
+            value = self.field(item, "value", where, "string")
+            if isinstance(name, str) and isinstance(value, str) and value != PLACEHOLDER:
+                if cookie:
+                    self.fail(f"{where}.value", f"the cookie {name!r} is not {PLACEHOLDER}")
+                elif names_secret(name):
+                    self.fail(f"{where}.value", f"{name!r} names a secret, and its value is not {PLACEHOLDER}")
             if cookie:
                 for optional in ("path", "domain", "expires"):
                     self.field(item, optional, where, "string", required=False)
@@ -88,8 +108,9 @@ class Checker:
         post = self.field(request, "postData", path, "object", required=False)
         if post is not None:
             where = f"{path}.postData"
-            self.field(post, "mimeType", where, "string")
-            self.field(post, "text", where, "string", required=False)
+            mime = self.field(post, "mimeType", where, "string")
+            text = self.field(post, "text", where, "string", required=False)
+            self.json_secrets(mime, text, None, f"{where}.text")
             params = self.field(post, "params", where, "array", required=False)
             for index, param in enumerate(params or []):
                 if not isinstance(param, dict):
@@ -124,9 +145,26 @@ class Checker:
                         self.fail(f"{where}.text", f"is not base64: {error}")
             elif text is not None and size is not None and len(text.encode("utf-8")) != size:
                 self.fail(f"{where}.size", f"{size}, but the text is {len(text.encode('utf-8'))} bytes")
+            self.json_secrets(content.get("mimeType"), text, encoding, f"{where}.text")
         self.field(response, "redirectURL", path, "string")
         self.field(response, "headersSize", path, "integer")
         self.field(response, "bodySize", path, "integer")
+
+    def json_secrets(self, mime, text, encoding, where):
+        """A JSON object body whose top-level key names a secret holds REDACTED there."""
+        if not isinstance(mime, str) or not isinstance(text, str) or encoding is not None:
+            return
+        essence = mime.split(";", 1)[0].strip().lower()
+        if essence != "application/json" and not essence.endswith("+json"):
+            return
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return
+        if isinstance(body, dict):
+            for key, value in body.items():
+                if names_secret(key) and value != PLACEHOLDER:
+                    self.fail(where, f"the JSON key {key!r} names a secret, and its value is not {PLACEHOLDER}")
 
     def timings(self, timings, path):
         total = 0

@@ -22,13 +22,28 @@ import Foundation
 ///   attempt that made progress starts the count again, so a long download survives any number of drops as long as
 ///   each one moves it forward.
 /// - The request for the rest carries `If-Range` with the response's strong `ETag`, else its `Last-Modified`. A
-///   `206 Partial Content` is appended; a `200` means the resource changed, and the download starts over with it;
-///   a `416` ends the download when the bytes kept are the whole resource, and starts it over otherwise.
+///   `206 Partial Content` is appended only when it is the part asked for, of the same version: its `ETag` (or
+///   `Last-Modified`) is the one the partial file was fetched with, its `Content-Range` starts where the file ends
+///   and agrees with the total known and with its `Content-Length`. Any other `206` (a server that ignores
+///   `If-Range` and sends another version, a range that starts elsewhere or does not parse) is not trusted: the
+///   partial file is emptied and the download starts over with a request for the whole resource
+///   (``TransferProgress/RestartReason/resourceChanged`` or ``TransferProgress/RestartReason/rangesNotSupported``).
+///   A `206` to a request for the whole, or a body longer than its response announced, fails the download with
+///   ``FetchError/integrityCheckFailed(url:reason:)``.
+/// - A `200` means the resource changed, and the download starts over with it; a `416` ends the download when the
+///   bytes kept are the whole resource, and starts it over otherwise.
 /// - A server that does not send `Accept-Ranges: bytes`, or sends no validator, cannot be resumed safely: the
 ///   download starts over instead. Each start-over is announced in the progress values
 ///   (``TransferProgress/Event/restarting(_:)``), as is each resumption (``TransferProgress/Event/resuming``).
 /// - A partial file left by an earlier run, whose record names the same URL and is consistent with the file, is
-///   resumed; any other partial file or record is deleted and the download starts clean.
+///   resumed; any other partial file or record is deleted and the download starts clean. Both are written readable
+///   by their owner only (0600) and opened without following a symbolic link: a symbolic link (or anything but a
+///   regular file) at either path fails the download with ``FetchError/invalidRequest(_:)`` before anything is
+///   sent, and is left as it is.
+/// - The request's ``Request/timeout`` bounds each attempt as a whole, from the request to the body's last byte,
+///   however steadily the body arrives; a timed-out attempt is retried as ``retryPolicy`` decides. Bytes that the
+///   next attempt cannot keep (a server that cannot resume) do not count as progress, so such attempts are bounded
+///   by ``RetryPolicy/maximumAttempts``.
 ///
 /// Partial files stay after a cancellation or a transport failure, so that the download can resume later, and are
 /// deleted after success or an error status. ``removePartialFiles(for:)`` deletes them.

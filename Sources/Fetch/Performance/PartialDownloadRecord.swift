@@ -3,7 +3,7 @@ import Foundation
 /// The record kept beside a resumable download's partial file: what the bytes in it are, so that a later run can
 /// ask for the rest.
 ///
-/// It is written (atomically) before any byte of a response goes into the partial file, so the file's bytes always
+/// It is written (atomically, 0600, never through a symbolic link) before any byte of a response goes into the partial file, so the file's bytes always
 /// belong to the validator recorded here; `bytes` is a lower bound, updated when an attempt ends.
 struct PartialDownloadRecord: Codable, Equatable, Sendable {
     /// The format of this record; a record of another format is not used.
@@ -32,17 +32,32 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
     }
 
     /// Reads what an earlier run left at `partial` and `recordFile` for a download of `url`.
-    static func find(partial: URL, recordFile: URL, url: String) -> Found {
-        let files = FileManager.default
-        let hasPartial = files.fileExists(atPath: partial.path)
-        guard files.fileExists(atPath: recordFile.path) else {
+    ///
+    /// - Throws: ``OwnerOnlyFile/Failure`` when either path is a symbolic link or not a regular file: nothing
+    ///   there is read, followed or removed.
+    static func find(partial: URL, recordFile: URL, url: String) throws -> Found {
+        let partialKind = OwnerOnlyFile.kind(at: partial)
+        for (path, kind) in [(partial, partialKind), (recordFile, OwnerOnlyFile.kind(at: recordFile))] {
+            switch kind {
+            case .symbolicLink: throw OwnerOnlyFile.Failure.symbolicLink(path.path)
+            case .other: throw OwnerOnlyFile.Failure.notRegularFile(path.path)
+            case .nothing, .regularFile: break
+            }
+        }
+        let hasPartial = partialKind == .regularFile
+        let read: Data?
+        do {
+            read = try OwnerOnlyFile.read(recordFile)
+        } catch OwnerOnlyFile.Failure.system {
+            return .unusable  // unreadable: started over, never trusted
+        }
+        guard let data = read else {
             return hasPartial ? .unusable : .nothing
         }
         guard hasPartial,
-            let data = try? Data(contentsOf: recordFile),  // nil: unreadable, so unusable
             let record = try? JSONDecoder().decode(PartialDownloadRecord.self, from: data),  // nil: corrupt
             record.format == currentFormat, record.url == url, record.entityTag != nil || record.lastModified != nil,
-            record.bytes >= 0,
+            record.bytes >= 0, record.total.map({ $0 >= 0 }) ?? true,
             let size = fileSize(partial), size >= record.bytes, record.total.map({ size <= $0 }) ?? true
         else {
             return .unusable
@@ -57,10 +72,10 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
         return (try? url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize.map(Int64.init)  // nil: unreadable
     }
 
-    /// Writes the record to `file`, replacing the old one in one step.
+    /// Writes the record to `file` (owner-only), replacing the old one in one step, never through a symbolic link.
     func save(to file: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        try encoder.encode(self).write(to: file, options: .atomic)
+        try OwnerOnlyFile.replace(file, with: try encoder.encode(self))
     }
 }

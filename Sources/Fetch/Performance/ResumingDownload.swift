@@ -36,6 +36,18 @@ final class ResumingDownload: TransferTracking, Cancellable {
         case restartWhenDone
         /// Ignored: the partial file is whole already (a 416 whose total equals it).
         case completeWhenDone
+        /// Ignored: the download ends with this error when the task does (a response that cannot be trusted).
+        case failWhenDone(FetchError)
+
+        static func == (lhs: Reception, rhs: Reception) -> Bool {
+            switch (lhs, rhs) {
+            case (.nothing, .nothing), (.body, .body), (.errorBody, .errorBody), (.restartWhenDone, .restartWhenDone),
+                (.completeWhenDone, .completeWhenDone), (.failWhenDone, .failWhenDone):
+                true
+            default:
+                false
+            }
+        }
     }
 
     private struct State {
@@ -47,10 +59,17 @@ final class ResumingDownload: TransferTracking, Cancellable {
         var lastModified: String?
         var acceptsRanges = false
         var reception = Reception.nothing
+        /// The offset past which the current response may not write: the end of its `Content-Range`, or the
+        /// resource's length; `nil` when neither is known.
+        var bodyLimit: Int64?
         var errorBody = Data()
         var attemptStart: Int64 = 0
         var attempts = 0
         var attemptsWithoutProgress = 0
+        /// The timer that ends the current attempt at the request's timeout.
+        var deadline: (any DispatchSourceTimer)?
+        /// The current attempt's timeout, once it has been reached.
+        var timedOutAfter: TimeInterval?
         var lastSuccess: HTTPURLResponse?
         var redirects: RedirectTracker
 
@@ -122,8 +141,14 @@ final class ResumingDownload: TransferTracking, Cancellable {
             fail(problem)
             return
         }
-        let found = PartialDownloadRecord.find(
-            partial: partial, recordFile: recordFile, url: request.url.absoluteString)
+        let found: PartialDownloadRecord.Found
+        do {
+            found = try PartialDownloadRecord.find(
+                partial: partial, recordFile: recordFile, url: request.url.absoluteString)
+        } catch {
+            fail(fileProblem(error))
+            return
+        }
         let opened = state.withLock { state -> Result<Void, any Error> in
             guard case .created = state.phase else {
                 return .success(())
@@ -143,11 +168,13 @@ final class ResumingDownload: TransferTracking, Cancellable {
                     try DownloadResumption.removePartialFiles(for: destination)
                     send(.progress(makeProgress(state, event: .restarting(.unusablePartialFile))))
                 }
-                if !FileManager.default.fileExists(atPath: partial.path) {
-                    try Data().write(to: partial)
+                let file: FileHandle
+                do {
+                    file = try OwnerOnlyFile.openForUpdating(partial)
+                } catch {
+                    throw fileProblem(error)
                 }
-                let file = try FileHandle(forUpdating: partial)
-                try file.truncate(atOffset: UInt64(state.bytes))
+                try file.truncate(atOffset: UInt64(clamping: state.bytes))
                 try file.seekToEnd()
                 state.file = file
             }
@@ -177,6 +204,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
             }
             let previous = state.phase
             state.phase = .finished
+            state.deadline?.cancel()
+            state.deadline = nil
             closeFile(&state)
             saveRecord(state)
             send(.completion(.failure(error)))
@@ -215,21 +244,48 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 urlRequest.setValue(state.entityTag ?? state.lastModified, forHTTPHeaderField: "If-Range")
             }
             state.reception = .nothing
+            state.bodyLimit = nil
             state.errorBody = Data()
             state.attemptStart = state.bytes
             state.attempts += 1
             state.redirects = RedirectTracker(originalURL: request.url)
+            state.timedOutAfter = nil
+            let timeout = TransferState<Response>.deadline(of: request, adjusting: &urlRequest)
             let task = makeTask(urlRequest, self)
             state.phase = .running(task)
+            if let timeout {
+                let timer = TransferState<Response>.timer(after: timeout) { [self] in
+                    attemptTimedOut(task, after: timeout)
+                }
+                state.deadline = timer
+                timer.resume()
+            }
             return task
         }
         task?.resume()
     }
 
+    /// Ends an attempt that is still running at its request's timeout, however steadily its body keeps coming: the
+    /// attempt fails with ``FetchError/timedOut(request:seconds:)``, which the retry policy decides on.
+    private func attemptTimedOut(_ task: URLSessionTask, after timeout: TimeInterval) {
+        let isCurrent = state.withLock { state -> Bool in
+            guard case .running(let current) = state.phase, current === task else {
+                return false
+            }
+            state.timedOutAfter = timeout
+            return true
+        }
+        if isCurrent {
+            task.cancel()
+        }
+    }
+
     /// Decides what follows an attempt that ended with `outcome` (a response whose body was an error, or a
     /// transport failure): another attempt after a wait, or the end.
     private func attemptEnded(_ outcome: Result<Response, any Error>, state: inout State) -> TimeInterval? {
-        let madeProgress = state.bytes > state.attemptStart
+        // Bytes that the next attempt cannot keep (the server cannot resume) are no progress: a server that never
+        // finishes its body is not tried for ever.
+        let madeProgress = state.bytes > state.attemptStart && state.canResume
         state.attemptsWithoutProgress = madeProgress ? 1 : state.attemptsWithoutProgress + 1
         let decision = resumption.retryPolicy.decide(
             after: outcome,
@@ -280,19 +336,39 @@ final class ResumingDownload: TransferTracking, Cancellable {
             }
             let rangeSent = task.originalRequest?.value(forHTTPHeaderField: "Range") != nil
             let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
+            let length = response.value(forHTTPHeaderField: "Content-Length").flatMap(WireNumber.byteCount)
             switch response.statusCode {
             case 206 where rangeSent:
-                guard let range, range.start == state.bytes else {
+                guard let range,
+                    let end = range.bodyEnd(continuing: state.bytes, contentLength: length, knownTotal: state.total)
+                else {
                     // A range other than the one asked for: the server's ranges cannot be trusted.
                     state.acceptsRanges = false
                     restartFile(&state, reason: .rangesNotSupported)
                     state.reception = .restartWhenDone
                     return .cancel
                 }
+                guard Self.hasValidator(of: state, response) else {
+                    // The server ignored If-Range and answers with another version (or says nothing of which):
+                    // appending would splice two versions. The next attempt asks for the whole resource.
+                    state.acceptsRanges = false
+                    restartFile(&state, reason: .resourceChanged)
+                    state.reception = .restartWhenDone
+                    return .cancel
+                }
                 state.total = range.total ?? state.total
+                state.bodyLimit = end
                 state.lastSuccess = response
                 state.reception = .body
                 saveRecord(state)
+            case 206:
+                // Partial content of a request that asked for the whole: which part it is cannot be trusted.
+                state.reception = .failWhenDone(
+                    integrityError(
+                        "the server answered 206 Partial Content (Content-Range"
+                            + " \(response.value(forHTTPHeaderField: "Content-Range") ?? "missing")) to a request for"
+                            + " the whole resource"))
+                return .cancel
             case 416 where rangeSent:
                 if let total = range?.total, total == state.bytes {
                     state.total = total
@@ -311,7 +387,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 state.acceptsRanges =
                     response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased()
                     .split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "bytes" } ?? false
-                state.total = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+                state.total = length
+                state.bodyLimit = length
                 state.lastSuccess = response
                 state.reception = .body
                 if state.canResume {
@@ -329,27 +406,39 @@ final class ResumingDownload: TransferTracking, Cancellable {
     }
 
     func didReceive(_ data: Data) {
+        var untrusted: URLSessionTask?
         let failure = state.withLock { state -> (any Error)? in
-            guard case .running = state.phase else {
+            guard case .running(let task) = state.phase else {
                 return nil
             }
             switch state.reception {
             case .body:
+                let (after, overflow) = state.bytes.addingReportingOverflow(Int64(data.count))
+                if let limit = state.bodyLimit, overflow || after > limit {
+                    // Nothing more is written, and the partial file goes: the server's lengths cannot be trusted.
+                    state.reception = .failWhenDone(
+                        integrityError(
+                            "the server sent more than the \(limit) bytes it announced (Content-Length, Content-Range)"
+                        ))
+                    untrusted = task
+                    return nil
+                }
                 do {
                     try state.file?.write(contentsOf: data)
                 } catch {
                     return error
                 }
-                state.bytes += Int64(data.count)
+                state.bytes = after
                 send(.progress(makeProgress(state, event: nil)))
             case .errorBody:
                 state.errorBody.append(
                     data.prefix(max(0, TransferState<Response>.errorBodyLimit - state.errorBody.count)))
-            case .nothing, .restartWhenDone, .completeWhenDone:
+            case .nothing, .restartWhenDone, .completeWhenDone, .failWhenDone:
                 break
             }
             return nil
         }
+        untrusted?.cancel()
         if let failure {
             fail(failure)
         }
@@ -372,6 +461,19 @@ final class ResumingDownload: TransferTracking, Cancellable {
             guard case .running(let current) = state.phase, current === task else {
                 return .nothing
             }
+            state.deadline?.cancel()
+            state.deadline = nil
+            if let timeout = state.timedOutAfter {
+                let failure = FetchError.timedOut(request: request, seconds: timeout)
+                if let wait = attemptEnded(.failure(failure), state: &state) {
+                    return .attemptAfter(wait)
+                }
+                let attempts = state.attempts
+                return .end(
+                    .failure(
+                        attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: failure) : failure),
+                    keepsPartial: true)
+            }
             if let refusal = state.redirects.refusal {
                 return .end(.failure(refusal), keepsPartial: true)
             }
@@ -381,6 +483,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 return .attemptNow
             case .completeWhenDone:
                 return .finish
+            case .failWhenDone(let failure):
+                return .end(.failure(failure), keepsPartial: false)
             case .body where error == nil:
                 if let total = state.total, state.bytes != total {
                     guard state.bytes < total else {
@@ -400,7 +504,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 }
                 return .end(outcome.flatMap(parse), keepsPartial: false)
             case .nothing, .body, .errorBody:
-                let failure = Self.transportError(error, midBody: state.reception == .body)
+                let failure = Self.transportError(error, midBody: state.reception == .body, timeout: request.timeout)
                 if let wait = attemptEnded(.failure(failure), state: &state) {
                     return .attemptAfter(wait)
                 }
@@ -429,7 +533,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
     /// The error of an attempt that failed: a connection lost mid-body is `networkConnectionLost`, which the retry
     /// policy knows, even where swift-corelibs-foundation reports it as an unknown error (libcurl's "transfer closed
     /// with N bytes remaining to read").
-    private static func transportError(_ error: (any Error)?, midBody: Bool) -> any Error {
+    private static func transportError(_ error: (any Error)?, midBody: Bool, timeout: TimeInterval?) -> any Error {
         guard let error else {
             return FetchError.transport(URLError(.networkConnectionLost))
         }
@@ -440,7 +544,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
             userInfo[NSURLErrorFailingURLErrorKey] = urlError.failingURL
             return FetchError.transport(URLError(.networkConnectionLost, userInfo: userInfo))
         }
-        return Exchange.transportError(error)
+        return Exchange.transportError(error, timeout: timeout)
     }
 
     // MARK: - Finishing
@@ -513,6 +617,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 return false
             }
             state.phase = .finished
+            state.deadline?.cancel()
+            state.deadline = nil
             closeFile(&state)
             send(.completion(result))
             return true
@@ -526,6 +632,32 @@ final class ResumingDownload: TransferTracking, Cancellable {
 
     private func integrityError(_ reason: String) -> FetchError {
         .integrityCheckFailed(url: request.url, reason: reason)
+    }
+
+    /// A partial file or record that cannot be used safely (a symbolic link, not a regular file), as the error of
+    /// this download; the file system's own errors as they are.
+    private func fileProblem(_ error: any Error) -> any Error {
+        switch error as? OwnerOnlyFile.Failure {
+        case .symbolicLink, .notRegularFile:
+            FetchError.invalidRequest(
+                "\(request.method) \(request.url.absoluteString): cannot download to \(destination.path):"
+                    + " \(ErrorText.describe(error)); it is left as it is")
+        case .system, nil:
+            error
+        }
+    }
+
+    /// Whether a `206` comes from the version whose bytes the partial file holds: its strong `ETag` is the one
+    /// recorded, or, when only a `Last-Modified` was recorded, its `Last-Modified` is that one. A `206` without the
+    /// validator does not say which version it is, and is not trusted.
+    private static func hasValidator(of state: State, _ response: HTTPURLResponse) -> Bool {
+        if let entityTag = state.entityTag {
+            return response.value(forHTTPHeaderField: "ETag") == entityTag
+        }
+        if let lastModified = state.lastModified {
+            return response.value(forHTTPHeaderField: "Last-Modified") == lastModified
+        }
+        return false
     }
 
     // MARK: - The partial file (called with `state`'s lock held)
@@ -612,45 +744,89 @@ final class ResumingDownload: TransferTracking, Cancellable {
     }
 }
 
-/// A `Content-Range` value: `bytes 100-199/1000`, `bytes 100-199/*` or `bytes */1000`.
+/// A `Content-Range` value (RFC 9110 §14.4): `bytes 100-199/1000`, `bytes 100-199/*` or `bytes */1000`.
+///
+/// The positions are read with ``WireNumber/byteCount(_:)``: digits only, no sign, no value past `Int64.max`. A
+/// range whose first byte is after its last, or whose last byte is not before the complete length, is not a range.
 package struct ContentRange: Equatable, Sendable {
     /// The first byte's offset, or `nil` for `*`.
     package let start: Int64?
+    /// The last byte's offset (inclusive), or `nil` for `*`.
+    package let end: Int64?
     /// The length of the whole resource, or `nil` for `*`.
     package let total: Int64?
 
-    package init(start: Int64?, total: Int64?) {
+    package init(start: Int64?, end: Int64?, total: Int64?) {
         self.start = start
+        self.end = end
         self.total = total
     }
 
-    /// Reads a `Content-Range` value; `nil` when it is not a byte range.
+    /// Reads a `Content-Range` value; `nil` when it is not a byte range, or not a consistent one.
     package init?(_ value: String) {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else {
             return nil
         }
-        let parts = trimmed.dropFirst(6).split(separator: "/", maxSplits: 1)
+        let parts = trimmed.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             return nil
         }
-        let range = parts[0].trimmingCharacters(in: .whitespaces)
-        let length = parts[1].trimmingCharacters(in: .whitespaces)
-        if range == "*" {
-            start = nil
-        } else {
-            guard let first = range.split(separator: "-").first, let start = Int64(first), start >= 0 else {
-                return nil
-            }
-            self.start = start
-        }
+        let range = parts[0].drop { $0 == " " }
+        let length = parts[1]
         if length == "*" {
             total = nil
         } else {
-            guard let total = Int64(length), total >= 0 else {
+            guard let total = Self.position(length) else {
                 return nil
             }
             self.total = total
         }
+        if range == "*" {
+            // `bytes */*` says nothing.
+            guard total != nil else {
+                return nil
+            }
+            start = nil
+            end = nil
+        } else {
+            let bounds = range.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = Self.position(bounds[0]), let last = Self.position(bounds[1]),
+                first <= last, total.map({ last < $0 }) ?? true
+            else {
+                return nil
+            }
+            start = first
+            end = last
+        }
+    }
+
+    /// The offset just past the bytes a `206` with this range carries, when the range starts at `bytes` (where the
+    /// partial file ends), agrees with the resource's length known so far and with the response's `Content-Length`;
+    /// `nil` otherwise.
+    package func bodyEnd(continuing bytes: Int64, contentLength: Int64?, knownTotal: Int64?) -> Int64? {
+        guard let start, let end, start == bytes else {
+            return nil
+        }
+        if let knownTotal, let total, total != knownTotal {
+            return nil
+        }
+        // Without a total, `end` may be `Int64.max`, and one past it does not fit.
+        let (limit, overflow) = end.addingReportingOverflow(1)
+        guard !overflow else {
+            return nil
+        }
+        if let contentLength, contentLength != limit - start {
+            return nil
+        }
+        return limit
+    }
+
+    /// A position or length: digits and nothing else.
+    private static func position(_ text: Substring) -> Int64? {
+        guard !text.contains(where: { $0 == " " || $0 == "\t" }) else {
+            return nil
+        }
+        return WireNumber.byteCount(text)
     }
 }

@@ -26,6 +26,14 @@ import Foundation
 /// while its transfer thread may still write would crash the process. A download given a ``DownloadResumption``
 /// writes the body itself, to a partial file beside its destination, and resumes from it.
 ///
+/// A request's own ``Request/timeout`` bounds the whole transfer, from the request to the last byte of the response,
+/// however steadily the body keeps coming: at the deadline the transfer ends with
+/// ``FetchError/timedOut(request:seconds:)`` (each attempt of a resumable download; the retry policy then decides).
+/// A fractional timeout is kept exactly, although swift-corelibs-foundation truncates timeouts to whole seconds.
+/// Without a timeout of its own, a transfer has no deadline: large bodies take as long as they take, and only the
+/// configuration's `URLSession` timeouts apply (`timeoutIntervalForRequest`, how long the server may stay silent;
+/// `timeoutIntervalForResource`).
+///
 /// A `TransferSession` owns a `URLSession` with a delegate of its own, separate from any ``Session``, and
 /// invalidates it when released.
 public final class TransferSession: Sendable {
@@ -301,10 +309,11 @@ public final class TransferSession: Sendable {
         makeTask: (URLRequest) -> URLSessionTask
     ) -> any Cancellable {
         switch Exchange.makeURLRequest(for: state.request, defaultTimeout: defaultTimeout) {
-        case .success(let urlRequest):
+        case .success(var urlRequest):
+            let timeout = TransferState<Value>.deadline(of: state.request, adjusting: &urlRequest)
             let task = makeTask(urlRequest)
             delegate.register(state, for: task)
-            state.start(task)
+            state.start(task, timeout: timeout)
         case .failure(let error):
             state.fail(error)
         }

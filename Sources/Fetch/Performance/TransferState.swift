@@ -47,6 +47,10 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         var body = Data()
         var fileOutcome: Result<Void, any Error>?
         var redirects: RedirectTracker
+        /// The timer that ends the transfer at its request's timeout, while it runs.
+        var deadline: (any DispatchSourceTimer)?
+        /// That timeout, to name in the error when `URLSession`'s own timer (set to the same) fires first.
+        var timeout: TimeInterval?
     }
 
     /// The most bytes of an error body that a download keeps for the error.
@@ -91,13 +95,46 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         self.completion = completion
     }
 
-    /// Resumes `task`, unless the transfer was cancelled meanwhile.
-    func start(_ task: URLSessionTask) {
+    /// The whole-exchange timeout of `request`, in seconds: its own ``Request/timeout``, when it sets one. A
+    /// fractional timeout is given to `URLSession` rounded up to the next second, because swift-corelibs-foundation
+    /// truncates it (0.5 s would time out at once); the transfer ends at the exact one itself.
+    static func deadline(of request: any Request, adjusting urlRequest: inout URLRequest) -> TimeInterval? {
+        guard let timeout = request.timeout, timeout > 0, timeout.isFinite else {
+            return nil
+        }
+        if timeout.rounded(.up) != timeout {
+            urlRequest.timeoutInterval = timeout.rounded(.up)
+        }
+        return timeout
+    }
+
+    /// A timer, not resumed yet, that calls `expire` after `seconds` on a global queue.
+    static func timer(after seconds: TimeInterval, _ expire: @escaping @Sendable () -> Void) -> any DispatchSourceTimer
+    {
+        let source = DispatchSource.makeTimerSource(queue: .global())
+        source.schedule(deadline: .now() + seconds)
+        source.setEventHandler(handler: expire)
+        return source
+    }
+
+    /// Resumes `task`, unless the transfer was cancelled meanwhile, and ends the transfer with
+    /// ``FetchError/timedOut(request:seconds:)`` when it is still running `timeout` seconds later: the whole
+    /// exchange, not only a silence, however steadily the body keeps coming.
+    func start(_ task: URLSessionTask, timeout: TimeInterval?) {
         let started = state.withLock { state in
             guard case .created = state.phase else {
                 return false
             }
             state.phase = .running(task)
+            state.timeout = timeout
+            if let timeout {
+                // The handler keeps the transfer alive until the timer fires or is cancelled, which ending does.
+                let timer = Self.timer(after: timeout) { [self] in
+                    fail(FetchError.timedOut(request: request, seconds: timeout))
+                }
+                state.deadline = timer
+                timer.resume()
+            }
             return true
         }
         if started {
@@ -174,11 +211,14 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
         guard end() != nil else {
             return
         }
-        let (body, fileOutcome, refusal) = state.withLock { ($0.body, $0.fileOutcome, $0.redirects.refusal) }
+        let (body, fileOutcome, refusal, timeout) = state.withLock {
+            ($0.body, $0.fileOutcome, $0.redirects.refusal, $0.timeout)
+        }
         let isDownload = destination != nil
         var result =
             refusal.map { .failure($0) }
-            ?? Exchange.response(for: request, data: body, urlResponse: task.response, error: error)
+            ?? Exchange.response(
+                for: request, data: body, urlResponse: task.response, error: error, timeout: timeout)
         if isDownload, case .success = result {
             switch fileOutcome {
             case .failure(let error):
@@ -198,6 +238,8 @@ final class TransferState<Value: Sendable>: TransferTracking, Cancellable {
     /// Marks the transfer finished; returns its task (`.some(nil)` when it had none) when this caller ended it.
     private func end() -> URLSessionTask?? {
         state.withLock { state -> URLSessionTask?? in
+            state.deadline?.cancel()
+            state.deadline = nil
             switch state.phase {
             case .finished:
                 return nil

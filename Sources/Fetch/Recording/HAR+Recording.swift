@@ -9,7 +9,8 @@ extension HAR.Entry {
     public static let defaultMultipartLimit = 65_536
 
     /// Records an exchange: the request as it was sent, the response as it came, with the secrets that
-    /// `redaction` names replaced by `REDACTED` everywhere in the entry.
+    /// `redaction` names (and those always redacted: see ``HARRedaction``) replaced by `REDACTED` everywhere in the
+    /// entry.
     ///
     /// Bodies of text (`text/*`, JSON, XML, forms) that are UTF-8 are stored as text, other bodies as base64 with
     /// `"encoding": "base64"`. Multipart request bodies keep their first `multipartLimit` bytes; `bodySize` keeps
@@ -25,8 +26,7 @@ extension HAR.Entry {
     ///     names that URL.
     ///   - startedDateTime: When the request was sent.
     ///   - timings: How long the phases took; `HAR.Timings.total(_:)` makes them from one duration.
-    ///   - redaction: Which secrets to keep out. The default redacts `Authorization`, `Proxy-Authorization`,
-    ///     `Cookie` and `Set-Cookie`.
+    ///   - redaction: Which secrets to keep out besides those always redacted. The default adds none.
     ///   - multipartLimit: How many bytes of a multipart body to keep. The default is
     ///     ``defaultMultipartLimit``.
     public init(
@@ -44,8 +44,16 @@ extension HAR.Entry {
         let responseHeaders = response.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         let requestType = requestHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
         let formBody = HARMediaType.isForm(requestType) ? request.httpBody : nil
+        let responseType = responseHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
+        // Top-level JSON keys that name a secret, in the request's body and the response's.
+        let requestJSON =
+            HARMediaType.isJSON(requestType) ? request.httpBody.flatMap { HARJSON.redacting($0, redaction) } : nil
+        let responseJSON =
+            HARMediaType.isJSON(responseType) ? response.data.flatMap { HARJSON.redacting($0, redaction) } : nil
         let scrubber = HARScrubber(
-            secrets: redaction.secrets(headers: requestHeaders + responseHeaders, url: url, formBody: formBody))
+            secrets: redaction.secrets(
+                headers: requestHeaders + responseHeaders, url: url, formBody: formBody,
+                bodyValues: (requestJSON?.secrets ?? []) + (responseJSON?.secrets ?? [])))
 
         var sent = HAR.SentRequest(
             method: request.httpMethod ?? "GET",
@@ -56,7 +64,7 @@ extension HAR.Entry {
         )
         if let body = request.httpBody {
             let stored = HARBodyStorage(
-                body: Self.redactingForm(body, contentType: requestType, redaction),
+                body: requestJSON?.body ?? Self.redactingForm(body, contentType: requestType, redaction),
                 contentType: requestType, multipartLimit: multipartLimit, scrubber: scrubber)
             var postData = HAR.PostData(
                 mimeType: requestType ?? "application/octet-stream", text: stored.text, encoding: stored.encoding)
@@ -70,8 +78,7 @@ extension HAR.Entry {
             sent.bodySize = -1
         }
 
-        let responseType = responseHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
-        let body = response.data ?? Data()
+        let body = responseJSON?.body ?? response.data ?? Data()
         let stored = HARBodyStorage(body: body, contentType: responseType, multipartLimit: nil, scrubber: scrubber)
         // The size of the body as stored, which is what replay answers with: smaller than received when a secret
         // in it was redacted.
@@ -104,7 +111,7 @@ extension HAR.Entry {
     ///   - response: The response to it.
     ///   - startedDateTime: When the request was sent.
     ///   - timings: How long the phases took.
-    ///   - redaction: Which secrets to keep out. The default redacts the default headers.
+    ///   - redaction: Which secrets to keep out besides those always redacted. The default adds none.
     ///   - multipartLimit: How many bytes of a multipart body to keep.
     /// - Throws: What ``Request/makeURLRequest()`` throws.
     public init(
@@ -239,6 +246,12 @@ package enum HARMediaType {
                 "application/json", "application/xml", "application/javascript", "application/x-ndjson",
                 "application/x-www-form-urlencoded",
             ].contains(type)
+    }
+
+    /// `application/json` and `*/*+json`.
+    package static func isJSON(_ contentType: String?) -> Bool {
+        let type = essence(contentType)
+        return type == "application/json" || type.hasSuffix("+json")
     }
 
     /// `application/x-www-form-urlencoded`.

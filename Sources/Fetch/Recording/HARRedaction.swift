@@ -4,68 +4,93 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Which secrets are kept out of a HAR file: the header fields and query parameters whose values are written as
-/// `REDACTED`.
+/// Which secrets are kept out of a HAR file: the header fields, query parameters, form fields and JSON keys whose
+/// values are written as `REDACTED`.
 ///
-/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are always redacted; the names given add to
-/// them, they never replace them:
+/// The secrets a user cannot be expected to list are always redacted, matched without regard to case:
+///
+/// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-API-Key`, and every
+///   header field whose name contains `token`, `secret` or `password` (`X-Auth-Token`, `X-Client-Secret`);
+/// - query parameters, fields of form bodies and top-level keys of JSON object bodies (of requests and of
+///   responses) with those same names: `access_token`, `client_secret`, `password`, `authorization`.
+///
+/// The names given add to them, they never replace them, and need not repeat them:
 ///
 /// ```swift
-/// let redaction: HARRedaction = [.header("X-API-Key"), .queryItem("api_key")]
+/// let redaction: HARRedaction = [.header("X-Session"), .queryItem("api_key")]
 /// ```
 ///
 /// A redacted value is replaced wherever it is written: in the headers, the cookies, the URL and its query
-/// parameters, the fields of a form body of the same names, and anywhere else in the entry its text occurs (a
-/// server that echoes the request, a `Location` that carries a token), so the secret never reaches the file.
+/// parameters, the fields of a form body and the top-level keys of a JSON body of the same names, and anywhere else
+/// in the entry its text occurs (a server that echoes the request, a `Location` that carries a token), so the secret
+/// never reaches the file.
 /// Values shorter than ``minimumSearchedLength`` characters are replaced where they are named, but not searched
 /// for in the rest of the entry, where they would replace innocent text.
 public struct HARRedaction: Sendable, Equatable {
     /// What a redacted value is replaced with.
     public static let placeholder = "REDACTED"
 
-    /// The header fields that are always redacted.
-    public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+    /// The header fields that are always redacted, besides those whose name contains `token`, `secret` or
+    /// `password`. Query parameters, form fields and JSON keys of these names are redacted too.
+    public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key"]
+
+    /// The parts of a name that make it a secret's, whatever the rest of it: `X-Auth-Token`, `client_secret`.
+    static let secretNameParts = ["token", "secret", "password"]
 
     /// The length from which a redacted value is also searched for, and replaced, in the rest of an entry.
     public static let minimumSearchedLength = 6
 
-    /// Only the default headers.
+    /// Only the secrets that are always redacted.
     public static let `default` = HARRedaction(headers: [])
 
     /// The header fields redacted, matched without regard to case: the defaults, then those added.
     public let headers: [String]
 
-    /// The query parameters (and form fields) redacted, matched without regard to case.
+    /// The query parameters (and form fields, and top-level JSON keys) redacted, matched without regard to case:
+    /// the defaults, then those added.
     public let queryItems: [String]
 
-    /// Creates a redaction of the default headers and of those named.
+    /// Creates a redaction of the secrets always redacted and of those named.
     ///
     /// - Parameters:
     ///   - headers: More header fields to redact. The default is none.
-    ///   - queryItems: Query parameters, and form body fields, to redact. The default is none.
+    ///   - queryItems: More query parameters, form body fields and top-level JSON keys to redact. The default is
+    ///     none.
     public init(headers: [String] = [], queryItems: [String] = []) {
-        var all = Self.defaultHeaders
-        for name in headers where !all.contains(where: { HeaderName.equal($0, name) }) {
+        self.headers = Self.adding(headers, to: Self.defaultHeaders)
+        self.queryItems = Self.adding(queryItems, to: Self.defaultHeaders)
+    }
+
+    private static func adding(_ names: [String], to defaults: [String]) -> [String] {
+        var all = defaults
+        for name in names where !all.contains(where: { HeaderName.equal($0, name) }) {
             all.append(name)
         }
-        self.headers = all
-        self.queryItems = queryItems
+        return all
     }
 
     /// Whether the value of the header field `name` is redacted.
     ///
     /// - Parameter name: The field name, in any case.
-    /// - Returns: `true` for the defaults and the names added.
+    /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
+    ///   added.
     public func redactsHeader(_ name: String) -> Bool {
-        headers.contains { HeaderName.equal($0, name) }
+        headers.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
     }
 
-    /// Whether the value of the query parameter or form field `name` is redacted.
+    /// Whether the value of the query parameter, form field or top-level JSON key `name` is redacted.
     ///
     /// - Parameter name: The parameter's name, decoded, in any case.
-    /// - Returns: `true` for the names added.
+    /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
+    ///   added.
     public func redactsQueryItem(_ name: String) -> Bool {
-        queryItems.contains { HeaderName.equal($0, name) }
+        queryItems.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
+    }
+
+    /// Whether `name` contains one of ``secretNameParts``, in any case.
+    private static func namesSecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return secretNameParts.contains { lowered.contains($0) }
     }
 }
 
@@ -83,7 +108,8 @@ extension HARRedaction {
             Name(header: name, queryItem: nil)
         }
 
-        /// A query parameter, such as `api_key`; form body fields of the same name are redacted too.
+        /// A query parameter, such as `api_key`; form body fields and top-level JSON keys of the same name are
+        /// redacted too.
         ///
         /// - Parameter name: The parameter's name, decoded.
         /// - Returns: The name.
@@ -125,20 +151,28 @@ extension HARRedaction {
         return components.url?.absoluteString ?? url.absoluteString
     }
 
-    /// The values that must not reach the file, longest first: those of redacted headers (and the credential after
-    /// an authorization scheme), cookies, redacted query parameters and form fields, and a URL's password.
-    /// The secret values `request` sends, as ``secrets(headers:url:formBody:)`` finds them; none when it cannot be
-    /// built.
+    /// The secret values `request` sends, as ``secrets(headers:url:formBody:bodyValues:)`` finds them; none when it
+    /// cannot be built.
     package func secrets(sentBy request: any Request) -> [String] {
         guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) else {
             return []
         }
         let headers = (urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        return secrets(headers: headers, url: urlRequest.url, formBody: urlRequest.httpBody)
+        let type = headers.first { HeaderName.equal($0.name, "Content-Type") }?.value
+        let body = urlRequest.httpBody
+        let json = HARMediaType.isJSON(type) ? body.flatMap { HARJSON.redacting($0, self)?.secrets } : nil
+        return secrets(
+            headers: headers, url: urlRequest.url, formBody: HARMediaType.isForm(type) ? body : nil,
+            bodyValues: json ?? [])
     }
 
-    package func secrets(headers: [(name: String, value: String)], url: URL?, formBody: Data?) -> [String] {
-        var found: [String] = []
+    /// The values that must not reach the file, longest first: those of redacted headers (and the credential after
+    /// an authorization scheme), cookies, redacted query parameters and form fields, a URL's password, and
+    /// `bodyValues` (those of redacted JSON keys).
+    package func secrets(
+        headers: [(name: String, value: String)], url: URL?, formBody: Data?, bodyValues: [String] = []
+    ) -> [String] {
+        var found = bodyValues
         for header in headers where redactsHeader(header.name) {
             found.append(header.value)
             if let space = header.value.firstIndex(of: " ") {
@@ -284,5 +318,157 @@ package enum HARForm {
     private static func decode(_ text: String) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// The top-level members of a JSON object body, found without decoding the rest of it, so that a redacted value is
+/// replaced and every other byte of the body stays as it was.
+package enum HARJSON {
+    /// `body` with the value of every top-level key that `redaction` names replaced by `"REDACTED"`, and the secret
+    /// values replaced (a string's text, another value's JSON); `nil` when the body is not a JSON object or names no
+    /// such key.
+    package static func redacting(_ body: Data, _ redaction: HARRedaction) -> (body: Data, secrets: [String])? {
+        let bytes = [UInt8](body)
+        guard let members = members(bytes) else {
+            return nil
+        }
+        let redacted = members.filter { redaction.redactsQueryItem($0.key) }
+        guard !redacted.isEmpty else {
+            return nil
+        }
+        var result = bytes
+        let placeholder = Array("\"\(HARRedaction.placeholder)\"".utf8)
+        for member in redacted.reversed() {
+            result.replaceSubrange(member.value, with: placeholder)
+        }
+        let secrets = redacted.map { text(of: bytes[$0.value]) }.filter { $0 != HARRedaction.placeholder }
+        return (Data(result), secrets)
+    }
+
+    /// Each top-level key, decoded, with the byte range of its value; `nil` when `bytes` is not a JSON object.
+    /// Nesting is skipped with a depth count, not recursion, so no body can exhaust the stack.
+    static func members(_ bytes: [UInt8]) -> [(key: String, value: Range<Int>)]? {
+        var index = skippingSpace(bytes, from: 0)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+            return nil
+        }
+        index = skippingSpace(bytes, from: index + 1)
+        var members: [(key: String, value: Range<Int>)] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            return members
+        }
+        while true {
+            guard let keyEnd = stringEnd(bytes, from: index) else {
+                return nil
+            }
+            let key = text(of: bytes[index..<keyEnd])
+            index = skippingSpace(bytes, from: keyEnd)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                return nil
+            }
+            let valueStart = skippingSpace(bytes, from: index + 1)
+            guard let valueEnd = valueEnd(bytes, from: valueStart) else {
+                return nil
+            }
+            members.append((key, valueStart..<valueEnd))
+            index = skippingSpace(bytes, from: valueEnd)
+            guard index < bytes.count else {
+                return nil
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                return members
+            }
+            guard bytes[index] == UInt8(ascii: ",") else {
+                return nil
+            }
+            index = skippingSpace(bytes, from: index + 1)
+        }
+    }
+
+    /// A string's text, decoded; any other value's JSON as it is.
+    private static func text(of value: ArraySlice<UInt8>) -> String {
+        guard value.first == UInt8(ascii: "\""), value.count >= 2 else {
+            return String(decoding: value, as: UTF8.self)
+        }
+        let inner = value.dropFirst().dropLast()
+        guard inner.contains(UInt8(ascii: "\\")) else {
+            return String(decoding: inner, as: UTF8.self)
+        }
+        do {
+            let decoded = try JSONSerialization.jsonObject(with: Data(value), options: .fragmentsAllowed)
+            return decoded as? String ?? String(decoding: inner, as: UTF8.self)
+        } catch {
+            // An escape JSON does not allow: the text as written is what to look for.
+            return String(decoding: inner, as: UTF8.self)
+        }
+    }
+
+    private static func skippingSpace(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
+            index += 1
+        }
+        return index
+    }
+
+    /// The index after the closing quote of the string that starts at `start`.
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "\"") else {
+            return nil
+        }
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The index after the value that starts at `start`: a string, an object or array (to its matching bracket),
+    /// or a number or literal (to the next delimiter).
+    private static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else {
+            return nil
+        }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return stringEnd(bytes, from: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    guard let end = stringEnd(bytes, from: index) else {
+                        return nil
+                    }
+                    index = end
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 {
+                        return index + 1
+                    }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return nil
+        default:
+            var index = start
+            while index < bytes.count,
+                ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(
+                    bytes[index])
+            {
+                index += 1
+            }
+            return index > start ? index : nil
+        }
     }
 }

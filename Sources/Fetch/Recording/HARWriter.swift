@@ -1,18 +1,10 @@
 import Foundation
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Writes entries into a HAR file as they are recorded, so that the file on disk is a valid HAR archive after every
 /// write.
 ///
-/// Each ``append(_:)`` adds one entry and rewrites the whole file: into a temporary file in the same directory,
-/// flushed to disk, then renamed over the file. A reader, or a crash, sees the archive before or after the entry,
+/// Each ``append(_:)`` adds one entry and rewrites the whole file: into a new file in the same directory, flushed
+/// to disk, then renamed over the file. A reader, or a crash, sees the archive before or after the entry,
 /// never half of it. Appends from many threads at once each add their entry; one of them writes the file for all the
 /// entries that arrived while the previous write was under way, and each returns once its entry is on disk.
 ///
@@ -23,6 +15,10 @@ import Foundation
 ///         request: urlRequest, response: response, startedDateTime: start,
 ///         timings: .total(duration)))
 /// ```
+///
+/// A HAR file holds bodies, cookies and URLs, so it is written readable by its owner only (mode 0600, whatever the
+/// umask, on every rewrite). A symbolic link at the file's path is not followed: the writer does not open one, and a
+/// link planted later is replaced by the file, never written through.
 ///
 /// Each entry is encoded once, when it is appended; a write joins the encoded entries. Keep one writer per file:
 /// two writers of the same file each write their own archive, and the last write wins.
@@ -166,55 +162,24 @@ public final class HARWriter: Sendable {
         }
     }
 
-    /// Writes `data` to a temporary file beside ``file``, flushes it, and renames it over ``file``.
+    /// Writes `data` to a new owner-only file beside ``file``, flushes it, and renames it over ``file``.
     private func write(_ data: Data) throws {
-        let directory = file.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw HARError(file: file, path: "", reason: "cannot create \(temporary.path)")
-            }
-            let handle = try FileHandle(forWritingTo: temporary)
-            do {
-                try handle.write(contentsOf: data)
-                try handle.synchronize()
-                try handle.close()
-            } catch {
-                // The write's error is the one reported; closing is only to release the descriptor.
-                try? handle.close()
-                throw error
-            }
+            try OwnerOnlyFile.replace(file, with: data)
         } catch {
-            removeTemporary(temporary)
-            throw error as? HARError
-                ?? HARError(
-                    file: file, path: "", reason: "cannot write \(temporary.path): \(ErrorText.describe(error))")
+            throw HARError(file: file, path: "", reason: "cannot be written: \(ErrorText.describe(error))")
         }
-        guard rename(temporary.path, file.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            removeTemporary(temporary)
-            throw HARError(
-                file: file, path: "", reason: "cannot rename \(temporary.lastPathComponent) over it: \(reason)")
-        }
-    }
-
-    private func removeTemporary(_ temporary: URL) {
-        // Best effort after a failed write, which is the error reported; a leftover temporary file is harmless.
-        try? FileManager.default.removeItem(at: temporary)
     }
 
     /// The archive in `file`, `nil` when there is none yet.
     private static func existingArchive(at file: URL) throws -> HAR? {
-        guard FileManager.default.fileExists(atPath: file.path) else {
-            return nil
-        }
-        let data: Data
+        let read: Data?
         do {
-            data = try Data(contentsOf: file)
+            read = try OwnerOnlyFile.read(file)
         } catch {
             throw HARError(file: file, path: "", reason: "cannot be read: \(ErrorText.describe(error))")
         }
-        guard !data.isEmpty else {
+        guard let data = read, !data.isEmpty else {
             return nil
         }
         do {

@@ -5,7 +5,7 @@ extension RequestPerforming {
     /// developer tools, Charles and Proxyman open, and that FetchTesting's `MockPerformer(replaying:)` answers from.
     ///
     /// ```swift
-    /// let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-API-Key")])
+    /// let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")])
     /// let user: User = try await recorded.perform(GetUser(id: 1))
     /// ```
     ///
@@ -18,8 +18,9 @@ extension RequestPerforming {
     ///
     /// - Parameters:
     ///   - harFile: The archive to record into: appended to when it exists, created otherwise.
-    ///   - redaction: The secrets kept out of the file, besides `Authorization`, `Proxy-Authorization`, `Cookie`
-    ///     and `Set-Cookie`, which are always kept out. The default is those four alone.
+    ///   - redaction: The secrets kept out of the file besides those always kept out (see ``HARRedaction``:
+    ///     credential headers, and headers, query parameters, form fields and JSON keys whose name contains
+    ///     `token`, `secret` or `password`). The default adds none.
     ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
     ///     says so. The default is 64 KiB.
     /// - Returns: The pipeline with the recording in front.

@@ -329,10 +329,33 @@ struct ResumeServer {
     }
 
     @Test func readsContentRanges() {
-        #expect(ContentRange("bytes 100-199/1000") == ContentRange(start: 100, total: 1000))
-        #expect(ContentRange("bytes */1000") == ContentRange(start: nil, total: 1000))
-        #expect(ContentRange("bytes 5-9/*") == ContentRange(start: 5, total: nil))
-        #expect(ContentRange("items 1-2/3") == nil)
-        #expect(ContentRange("bytes x-9/10") == nil)
+        #expect(ContentRange("bytes 100-199/1000") == ContentRange(start: 100, end: 199, total: 1000))
+        #expect(ContentRange("bytes */1000") == ContentRange(start: nil, end: nil, total: 1000))
+        #expect(ContentRange("bytes 5-9/*") == ContentRange(start: 5, end: 9, total: nil))
+        #expect(ContentRange("BYTES 0-0/1") == ContentRange(start: 0, end: 0, total: 1))
+    }
+
+    @Test(arguments: [
+        "items 1-2/3", "bytes x-9/10", "bytes +5-9/10", "bytes 5-+9/10", "bytes 5-9/+10", "bytes -5-9/10",
+        "bytes 9-5/10", "bytes 5-10/10", "bytes 5-9/5", "bytes 5/10", "bytes 5-/10", "bytes -9/10", "bytes */*",
+        "bytes 0-99999999999999999999/*", "bytes 0-9/99999999999999999999", "bytes 1e3-9/10", "bytes 5 - 9/10",
+        "bytes 5-9/10/11", "bytes 5-9",
+    ])
+    func rejectsContentRangesOutsideTheGrammar(value: String) {
+        #expect(ContentRange(value) == nil)
+    }
+
+    @Test func aRangeIsAcceptedOnlyWhereThePartialFileEndsWithAConsistentLengthAndTotal() {
+        let range = ContentRange(start: 100, end: 199, total: 1000)
+        #expect(range.bodyEnd(continuing: 100, contentLength: 100, knownTotal: 1000) == 200)
+        #expect(range.bodyEnd(continuing: 100, contentLength: nil, knownTotal: nil) == 200)
+        #expect(range.bodyEnd(continuing: 99, contentLength: 100, knownTotal: 1000) == nil)
+        #expect(range.bodyEnd(continuing: 100, contentLength: 101, knownTotal: 1000) == nil)
+        #expect(range.bodyEnd(continuing: 100, contentLength: 100, knownTotal: 999) == nil)
+        #expect(
+            ContentRange(start: nil, end: nil, total: 1000).bodyEnd(continuing: 0, contentLength: 0, knownTotal: nil)
+                == nil)
+        let last = ContentRange(start: 0, end: .max, total: nil)
+        #expect(last.bodyEnd(continuing: 0, contentLength: nil, knownTotal: nil) == nil)
     }
 }

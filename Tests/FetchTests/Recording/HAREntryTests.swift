@@ -128,12 +128,12 @@ import Testing
     }
 
     @Test func namesGivenAddToTheDefaultsAndNeverReplaceThem() throws {
-        let redaction: HARRedaction = [.header("X-API-Key"), .queryItem("api_key")]
-        #expect(redaction.headers == HARRedaction.defaultHeaders + ["X-API-Key"])
-        #expect(redaction.redactsHeader("authorization") && redaction.redactsHeader("x-api-key"))
+        let redaction: HARRedaction = [.header("X-Session"), .header("x-api-key"), .queryItem("api_key")]
+        #expect(redaction.headers == HARRedaction.defaultHeaders + ["X-Session"])
+        #expect(redaction.redactsHeader("authorization") && redaction.redactsHeader("x-session"))
         let sent = try urlRequest(
             "http://h.test/items?api_key=\(Self.token)&page=1",
-            headers: ["Authorization": "Bearer \(Self.token)", "X-API-Key": Self.token])
+            headers: ["Authorization": "Bearer \(Self.token)", "X-Session": Self.token])
         let entry = entry(sent, redaction: redaction)
         #expect(entry.request.url == "http://h.test/items?api_key=REDACTED&page=1")
         #expect(

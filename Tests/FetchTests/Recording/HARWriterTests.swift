@@ -2,6 +2,23 @@ import Fetch
 import Foundation
 import Testing
 
+/// Runs code under the umask 0, which lets every file be made with the mode its creator asks for (0666 for
+/// `FileManager`), one caller at a time: the umask is the process's, so two tests that set and restore it at once
+/// could leave it at 0. Another test that creates a file meanwhile only gets a more open mode.
+enum PermissiveUmask {
+    private static let lock = NSLock()
+
+    static func around<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        let previous = umask(0)
+        defer {
+            umask(previous)
+            lock.unlock()
+        }
+        return try body()
+    }
+}
+
 /// Writing HAR files: every append leaves a valid file, concurrent appends each add one entry.
 @Suite struct HARWriterTests {
     private let temporary: TemporaryDirectory
@@ -106,5 +123,56 @@ import Testing
         let writer = try HARWriter(file: file)
         #expect(throws: HARError.self) { try writer.append(entry(0)) }
         #expect(writer.archive.log.entries.isEmpty)
+    }
+
+    func mode(of file: URL) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        return try #require((attributes[.posixPermissions] as? NSNumber)?.intValue)
+    }
+
+    @Test func theFileIsOwnerOnlyAfterTheFirstWriteAndEveryRewriteWhateverTheUmask() throws {
+        let file = directory.appendingPathComponent("private.har")
+        let writer = try HARWriter(file: file)
+        try PermissiveUmask.around { try writer.append(entry(0)) }
+        #expect(try mode(of: file) == 0o600)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        try PermissiveUmask.around { try writer.append(entry(1)) }
+        #expect(try mode(of: file) == 0o600)
+        #expect(try HAR(contentsOf: file).log.entries == [entry(0), entry(1)])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".tmp")
+        }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func aFileTheUserMadeOwnerOnlyStaysOwnerOnlyWhenAnotherWriterAppends() throws {
+        let file = directory.appendingPathComponent("kept.har")
+        var archive = HAR()
+        archive.log.entries = [entry(0)]
+        try archive.encoded().write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        try PermissiveUmask.around { try HARWriter(file: file).append(entry(1)) }
+        #expect(try mode(of: file) == 0o600)
+        #expect(try HAR(contentsOf: file).log.entries == [entry(0), entry(1)])
+    }
+
+    @Test func aSymbolicLinkAtThePathIsNeitherReadNorWrittenThrough() throws {
+        let victim = directory.appendingPathComponent("victim.har")
+        var archive = HAR()
+        archive.log.entries = [entry(0)]
+        let original = try archive.encoded()
+        try original.write(to: victim)
+        let file = directory.appendingPathComponent("linked.har")
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: victim)
+
+        let error = try #require(throws: HARError.self) { try HARWriter(file: file) }
+        #expect(error.description.contains("\(file.path) is a symbolic link"))
+
+        // Told to start over, the writer replaces the link with its own file and leaves the target alone.
+        try HARWriter(file: file, startingOver: true).append(entry(1))
+        #expect(try Data(contentsOf: victim) == original)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: file.path)[.type] as? FileAttributeType == .typeRegular)
+        #expect(try HAR(contentsOf: file).log.entries == [entry(1)])
     }
 }

@@ -74,7 +74,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let token = "t0k3n-\(UUID().uuidString)"
         let mock = MockPerformer(routes: [
-            .post("/login", .json(#"{"token": "\#(token)"}"#)),
+            // A key that names no secret: the token is not known as one until a call sends it.
+            .post("/login", .json(#"{"session": "\#(token)"}"#)),
             .get("/me", .json(#"{"id": 1}"#)),
         ])
         let recorded = try mock.recording(to: file)
