@@ -15,7 +15,10 @@ import Foundation
 /// early, cancels the HTTP request; so does dropping a stream that was never iterated.
 ///
 /// When the consumer falls behind, at most a bounded number of bytes wait in memory (see
-/// ``ResponseStream/defaultBufferLimit``).
+/// ``ResponseStream/defaultBufferLimit``). On Apple platforms reading from the network then pauses; on Linux, where
+/// neither transport can pause a transfer, the backlog waits on disk, in an unlinked temporary file that only the
+/// body's length bounds (``Session/maximumResponseSize`` does not apply to a stream, which may be endless): a consumer
+/// that stops reading an endless stream for long should cancel it.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// The element: one chunk of the body, as it arrived.
     public typealias Element = Data

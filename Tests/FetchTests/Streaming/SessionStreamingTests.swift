@@ -247,6 +247,44 @@ import Testing
         #expect(error?.description.hasPrefix("GET \(url.absoluteString): a line of the streamed body") == true)
     }
 
+    static let longLineVariable = "FETCH_MEASURE_LONG_LINE"
+
+    /// The issue's test: a 400 MB line, read as lines and as an event stream on both transports, ends with
+    /// `lineTooLong` while the process grows by far less than 400 MB.
+    @Test(
+        .enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"),
+        .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
+    )
+    func a400MBLineEndsWithLineTooLongInBoundedMemoryInAProcessOfItsOwn() async throws {
+        guard
+            try await ChildTestRun.isChild(
+                running: "SessionStreamingTests/a400MBLineEndsWithLineTooLongInBoundedMemoryInAProcessOfItsOwn",
+                marking: Self.longLineVariable, within: .seconds(120))
+        else {
+            return
+        }
+        let server = try TestServer.running()
+        let bytes = 400 * 1_000_000
+        for transport in SessionTransport.allCases {
+            let session = try makeSession(transport)
+            let meter = try MemoryMeter()
+            let lines = try await session.stream(
+                TestRequest(server.url("/stream/endless-line?type=text&bytes=\(bytes)")))
+            let linesResult = await Result { for try await _ in lines.lines {} }
+            let events = session.events(
+                TestRequest(server.url("/stream/endless-line?prefix=data:%20&bytes=\(bytes)")), reconnectPolicy: .never)
+            let eventsResult = await Result { for try await _ in events {} }
+            let growth = try meter.peakGrowth()
+            for result in [linesResult, eventsResult] {
+                guard case .failure(FetchError.lineTooLong(ResponseStream.maximumLineLength, _)) = result else {
+                    Issue.record("\(transport): expected lineTooLong, got \(result)")
+                    continue
+                }
+            }
+            #expect(growth < 32 << 20, "\(transport): memory grew by \(growth >> 20) MiB on a 400 MB line")
+        }
+    }
+
     @Test(arguments: SessionTransport.allCases)
     func jsonLinesDecodeOneValuePerLine(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
