@@ -76,7 +76,7 @@ public struct ServerSentEventParser: Sendable {
     /// - Throws: ``FetchError/lineTooLong(limit:request:)`` when a line, or the data of the event being read, grows
     ///   past ``ResponseStream/maximumLineLength`` bytes. The events the chunk completed before are lost, and the
     ///   parser reads what comes next as the start of a new connection's stream (see ``finishStream()``).
-    public mutating func parse<Bytes: Sequence<UInt8>>(_ chunk: Bytes) throws(FetchError) -> [ServerSentEvent] {
+    public mutating func parse<Bytes: Sequence<UInt8>>(_ chunk: Bytes) throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         try parse(chunk, into: &events)
         return events

@@ -214,7 +214,7 @@ import Testing
                 _ = try parser.parse(chunk)
                 accepted += chunk.count
             } catch {
-                failure = error
+                failure = error as? FetchError
                 break
             }
         }
