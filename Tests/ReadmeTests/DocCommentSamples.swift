@@ -661,7 +661,7 @@ enum ServerSentEventParserSample {
         // DOC-BEGIN
         var parser = ServerSentEventParser()
         for try await chunk in stream {
-            for event in parser.parse(chunk) {
+            for event in try parser.parse(chunk) {
                 print(event.data)
             }
         }

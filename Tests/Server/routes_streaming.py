@@ -137,3 +137,36 @@ def generated(exchange, match):
         part = chunk[: min(len(chunk), total - sent)]
         exchange.wfile.write(part)
         sent += len(part)
+
+
+@route(r"/stream/retry/([^/]+)")
+def retry_then_close(exchange, match):
+    """The first ?connections= connections (default 3) each send `retry: ?retry=` (default 0) and ?events= events
+    (default 0), then close at once; the next one answers 204."""
+    key = match.group(1)
+    number = log_connection(key, exchange)
+    if number > int(exchange.query.get("connections", ["3"])[0]):
+        exchange.send(204)
+        return
+    start_stream(exchange)
+    write(exchange, f"retry: {exchange.query.get('retry', ['0'])[0]}\n\n")
+    for n in range(int(exchange.query.get("events", ["0"])[0])):
+        write(exchange, f"id: {number}.{n}\ndata: connection {number}\n\n")
+
+
+@route(r"/stream/endless-line")
+def endless_line(exchange, match):
+    """?prefix= (default empty), then a line that never ends: 64 KiB of `x` at a time, up to ?bytes= (default
+    64 MiB), as an event stream (or text/plain with ?type=text), until the client closes the connection."""
+    content_type = "text/plain" if exchange.query.get("type", ["sse"])[0] == "text" else "text/event-stream"
+    total = int(exchange.query.get("bytes", [str(64 * 1024 * 1024)])[0])
+    start_stream(exchange, content_type=content_type)
+    write(exchange, exchange.query.get("prefix", [""])[0])
+    block = b"x" * 65536
+    sent = 0
+    try:
+        while sent < total:
+            write(exchange, block)
+            sent += len(block)
+    except OSError:
+        pass

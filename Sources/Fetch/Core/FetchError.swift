@@ -69,6 +69,11 @@ public enum FetchError: Error, Sendable {
     /// Fetch stopped reading there and kept none of it.
     case responseTooLarge(limit: Int, request: (any Request)? = nil)
 
+    /// A line of a streamed body (``ResponseStream/lines``, JSON Lines, a Server-Sent Events field), or the data of
+    /// one Server-Sent Event, grew past `limit` bytes (``ResponseStream/maximumLineLength``) before it ended; Fetch
+    /// stopped reading the stream there.
+    case lineTooLong(limit: Int, request: (any Request)? = nil)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
@@ -79,7 +84,7 @@ public enum FetchError: Error, Sendable {
         case .notEventStream(let response):
             response
         case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused,
-            .integrityCheckFailed, .eventDecoding, .responseTooLarge:
+            .integrityCheckFailed, .eventDecoding, .responseTooLarge, .lineTooLong:
             nil
         }
     }
@@ -127,6 +132,10 @@ extension FetchError: CustomStringConvertible {
         case .responseTooLarge(let limit, let request):
             return "\(ErrorText.target(request)): the response body is larger than the limit of \(limit) bytes"
                 + " (maximumResponseSize); Fetch stopped reading it there"
+        case .lineTooLong(let limit, let request):
+            return "\(ErrorText.target(request)): a line of the streamed body, or the data of one Server-Sent Event,"
+                + " grew past the limit of \(limit) bytes without ending (ResponseStream.maximumLineLength);"
+                + " Fetch stopped reading the stream there"
         case .eventDecoding(let error, let event):
             let id = event.id.map { " (id \($0.debugDescription))" } ?? ""
             return "Could not decode the data of event \(event.event.debugDescription)\(id):"
@@ -162,6 +171,8 @@ extension FetchError {
             .notHTTPResponse(request: request)
         case .responseTooLarge(let limit, nil):
             .responseTooLarge(limit: limit, request: request)
+        case .lineTooLong(let limit, nil):
+            .lineTooLong(limit: limit, request: request)
         case .attemptsExhausted(let attempts, let lastError, let named):
             .attemptsExhausted(
                 attempts: attempts, lastError: (lastError as? FetchError)?.naming(request) ?? lastError,

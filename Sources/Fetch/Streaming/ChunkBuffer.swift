@@ -12,6 +12,10 @@ import Foundation
 ///   `resume()` sends the request again from the start, so the body arrives twice).
 ///
 /// A chunk that arrives while the consumer waits is handed to it directly, without a copy or a wait.
+///
+/// What spills is bounded by the body's length only, not by ``Session/maximumResponseSize``: a stream may be
+/// endless, and a consumer that keeps up leaves nothing to spill. The file is unlinked when it is created and
+/// emptied whenever the consumer catches up, so nothing outlives the stream.
 package final class ChunkBuffer: Sendable {
     /// What the buffer does when the consumer falls more than ``ChunkBuffer/limit`` bytes behind.
     package enum Backpressure: Sendable {

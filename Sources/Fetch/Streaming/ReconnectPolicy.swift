@@ -7,6 +7,11 @@ import Foundation
 /// ``backoffMultiplier``, up to ``maximumDelay``; a connection that opens resets it. After ``maximumAttempts`` failed
 /// attempts in a row, the sequence ends with ``FetchError/attemptsExhausted(attempts:lastError:request:)``.
 ///
+/// Whatever the server asks, the wait stays between 0.1 s and ``maximumDelay``: `retry: 9999999999999` waits
+/// ``maximumDelay``, and `retry: 0` waits 0.1 s. A connection that ends before it has delivered an event lengthens
+/// the next wait as a failed attempt does (without counting toward ``maximumAttempts``), until an event arrives, so
+/// that a server that answers and hangs up at once is not called again in a tight loop.
+///
 /// A status outside 2xx, a `Content-Type` other than `text/event-stream` or a `204 No Content` are not retried:
 /// the server has answered.
 public struct ReconnectPolicy: Sendable {
@@ -48,17 +53,29 @@ public struct ReconnectPolicy: Sendable {
     /// Never reconnects: the sequence ends when the first connection does.
     public static let never = ReconnectPolicy(maximumAttempts: 0)
 
+    /// The shortest wait before reconnecting, in seconds, whatever the server or the policy ask: 0.1 s.
+    package static let minimumDelay: TimeInterval = 0.1
+
     /// The wait before the next attempt.
     ///
     /// - Parameters:
     ///   - reconnectionTime: The server's `retry:` in milliseconds, or `nil` when it set none.
-    ///   - failures: How many attempts in a row have failed so far.
-    /// - Returns: The wait, in seconds.
+    ///   - failures: How many attempts in a row have failed so far (or ended before any event).
+    /// - Returns: The wait, in seconds: at least 0.1 s, and at most ``maximumDelay`` (or 0.1 s, if that is less).
     public func delay(reconnectionTime: Int?, failures: Int) -> TimeInterval {
-        let base = reconnectionTime.map { TimeInterval($0) / 1000 } ?? retryDelay
+        let base = bounded(reconnectionTime.map { TimeInterval($0) / 1000 } ?? retryDelay)
         guard failures > 0 else {
             return base
         }
-        return min(maximumDelay, base * pow(backoffMultiplier, Double(failures)))
+        return bounded(base * pow(backoffMultiplier, Double(failures)))
+    }
+
+    /// `delay` within ``minimumDelay`` and ``maximumDelay``; NaN (from a policy's own NaN) is the minimum.
+    private func bounded(_ delay: TimeInterval) -> TimeInterval {
+        let ceiling = maximumDelay >= Self.minimumDelay ? maximumDelay : Self.minimumDelay
+        guard delay >= Self.minimumDelay else {
+            return Self.minimumDelay
+        }
+        return delay <= ceiling ? delay : ceiling
     }
 }

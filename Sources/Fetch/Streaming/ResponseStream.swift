@@ -15,7 +15,10 @@ import Foundation
 /// early, cancels the HTTP request; so does dropping a stream that was never iterated.
 ///
 /// When the consumer falls behind, at most a bounded number of bytes wait in memory (see
-/// ``ResponseStream/defaultBufferLimit``).
+/// ``ResponseStream/defaultBufferLimit``). On Apple platforms reading from the network then pauses; on Linux, where
+/// neither transport can pause a transfer, the backlog waits on disk, in an unlinked temporary file that only the
+/// body's length bounds (``Session/maximumResponseSize`` does not apply to a stream, which may be endless): a consumer
+/// that stops reading an endless stream for long should cancel it.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// The element: one chunk of the body, as it arrived.
     public typealias Element = Data
@@ -26,6 +29,14 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// How many bytes of an unread body wait in memory, by default, before reading from the network pauses:
     /// 4 MiB.
     public static let defaultBufferLimit = 4 * 1024 * 1024
+
+    /// The longest line that ``lines`` and ``jsonLines(of:decoder:)`` read, and the longest line and the most data
+    /// of one event that a Server-Sent Events stream reads, in bytes: 1 MiB.
+    ///
+    /// A longer one ends the sequence with ``FetchError/lineTooLong(limit:request:)`` and cancels the request, so
+    /// that a server cannot grow a line without end in memory. Read ``ResponseStream`` chunk by chunk for longer
+    /// lines.
+    public static let maximumLineLength = 1024 * 1024
 
     private let source: Source
     /// Cancels the transfer when the last copy of this stream is dropped before anything iterated it.
@@ -191,6 +202,9 @@ public struct ResponseStream: AsyncSequence, Sendable {
 extension ResponseStream {
     /// The body as lines of UTF-8 text, ended by LF or CRLF, without their line endings. A last line without a line
     /// ending is included.
+    ///
+    /// A line longer than ``maximumLineLength`` ends the sequence, after the lines before it, with
+    /// ``FetchError/lineTooLong(limit:request:)``, and cancels the request.
     public var lines: Lines {
         Lines(stream: self)
     }
@@ -204,33 +218,50 @@ extension ResponseStream {
 
         /// Creates the iterator.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(chunks: stream.makeAsyncIterator())
+            Iterator(chunks: stream.makeAsyncIterator(), stream: stream, splitter: LineSplitter())
         }
 
         /// Reads the next line.
         public struct Iterator: AsyncIteratorProtocol {
             private var chunks: ResponseStream.Iterator
-            private var splitter = LineSplitter()
+            /// The stream, to cancel once a line is too long, and whose request the error names.
+            private let stream: ResponseStream
+            private var splitter: LineSplitter
             private var ready: [String] = []
             private var readyIndex = 0
             private var isFinished = false
+            /// The error to throw once the lines read before it have been handed on.
+            private var failure: FetchError?
 
-            init(chunks: ResponseStream.Iterator) {
+            init(chunks: ResponseStream.Iterator, stream: ResponseStream, splitter: LineSplitter) {
                 self.chunks = chunks
+                self.stream = stream
+                self.splitter = splitter
             }
 
             /// The next line, or `nil` at the end of the body.
             ///
-            /// - Throws: What ``ResponseStream/Iterator/next()`` throws.
+            /// - Throws: What ``ResponseStream/Iterator/next()`` throws, or ``FetchError/lineTooLong(limit:request:)``
+            ///   for a line longer than ``ResponseStream/maximumLineLength``.
             public mutating func next() async throws -> String? {
                 while readyIndex == ready.count {
+                    if let failure {
+                        self.failure = nil
+                        throw failure
+                    }
                     guard !isFinished else {
                         return nil
                     }
                     ready = []
                     readyIndex = 0
                     if let chunk = try await chunks.next() {
-                        ready = splitter.split(chunk)
+                        do {
+                            try splitter.split(chunk, into: &ready)
+                        } catch {
+                            isFinished = true
+                            stream.cancel()
+                            failure = error.naming(stream.response.originalRequest)
+                        }
                     } else {
                         isFinished = true
                         if let last = splitter.finish() {

@@ -39,8 +39,9 @@ extension ResponseStreaming {
     ///   - reconnectPolicy: How to reconnect. The default is ``ReconnectPolicy/default``.
     ///   - scheduler: The clock of the waits before reconnecting. The default is real time.
     /// - Returns: The events, in order, across reconnections. Iterating throws, ending the sequence, the error of a
-    ///   status outside 2xx, ``FetchError/notEventStream(_:)`` for another `Content-Type`, or
-    ///   ``FetchError/attemptsExhausted(attempts:lastError:request:)`` when reconnecting keeps failing.
+    ///   status outside 2xx, ``FetchError/notEventStream(_:)`` for another `Content-Type`,
+    ///   ``FetchError/attemptsExhausted(attempts:lastError:request:)`` when reconnecting keeps failing, or
+    ///   ``FetchError/lineTooLong(limit:request:)`` for a line or an event past ``ResponseStream/maximumLineLength``.
     public func events(
         _ request: any Request,
         errorParser: (any ErrorParsing)? = nil,

@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// var parser = ServerSentEventParser()
 /// for try await chunk in stream {
-///     for event in parser.parse(chunk) {
+///     for event in try parser.parse(chunk) {
 ///         print(event.data)
 ///     }
 /// }
@@ -17,10 +17,14 @@ import Foundation
 /// - A line starting with `:` is a comment. A line without a colon is a field with an empty value; one space after
 ///   the colon is not part of the value.
 /// - `data:` lines join with `"\n"`; an `id:` value containing NUL is ignored; a `retry:` value that is not all ASCII
-///   digits is ignored; other fields are ignored.
+///   digits is ignored, and one too large for an `Int` is read as `Int.max` (``ReconnectPolicy`` bounds the wait it
+///   asks for); other fields are ignored.
 /// - A blank line dispatches the event, unless its data is empty. The last event ID carries over to later events.
 /// - ``finishStream()`` discards an event that no blank line ended, and readies the parser for a new connection of
 ///   the same event source, keeping ``lastEventID`` and ``reconnectionTime``.
+/// - A line longer than ``ResponseStream/maximumLineLength`` bytes, or an event whose `data:` lines add up to more,
+///   is an error (``FetchError/lineTooLong(limit:request:)``), so that the parser's memory stays bounded whatever the
+///   stream holds.
 public struct ServerSentEventParser: Sendable {
     /// The event source's last event ID: set when an event block ends (even one without data), `nil` when empty.
     /// A reconnection sends it as `Last-Event-ID`.
@@ -42,6 +46,10 @@ public struct ServerSentEventParser: Sendable {
     private var eventTypeBuffer = ""
     private var lastEventIDBuffer = ""
     private var retryInBlock: Int?
+    /// The bytes of the `data:` values in `dataBuffer` and the line feeds between them, as they came.
+    private var dataByteCount = 0
+    /// The longest line, and the most data of one event, in bytes.
+    private let limit: Int
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
     private static let cr = UInt8(ascii: "\r")
@@ -51,16 +59,45 @@ public struct ServerSentEventParser: Sendable {
     ///
     /// - Parameter lastEventID: The last event ID of an earlier connection of the same event source, if any.
     public init(lastEventID: String? = nil) {
+        self.init(lastEventID: lastEventID, limit: ResponseStream.maximumLineLength)
+    }
+
+    /// A parser whose lines, and events' data, are at most `limit` bytes: for tests of the limit.
+    package init(lastEventID: String? = nil, limit: Int) {
         self.lastEventID = lastEventID
         self.lastEventIDBuffer = lastEventID ?? ""
+        self.limit = max(1, limit)
     }
 
     /// Reads the next chunk of the stream.
     ///
     /// - Parameter chunk: The bytes that arrived, in order.
     /// - Returns: The events that the chunk completed, in order; often none.
-    public mutating func parse<Bytes: Sequence<UInt8>>(_ chunk: Bytes) -> [ServerSentEvent] {
+    /// - Throws: ``FetchError/lineTooLong(limit:request:)`` when a line, or the data of the event being read, grows
+    ///   past ``ResponseStream/maximumLineLength`` bytes. The events the chunk completed before are lost, and the
+    ///   parser reads what comes next as the start of a new connection's stream (see ``finishStream()``).
+    public mutating func parse<Bytes: Sequence<UInt8>>(_ chunk: Bytes) throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
+        try parse(chunk, into: &events)
+        return events
+    }
+
+    /// Appends the events that `chunk` completes to `events`; when a line or an event is too long, the events
+    /// before it are appended before the error is thrown, and the parser is left as ``finishStream()`` leaves it.
+    package mutating func parse<Bytes: Sequence<UInt8>>(
+        _ chunk: Bytes, into events: inout [ServerSentEvent]
+    ) throws(FetchError) {
+        do {
+            try read(chunk, into: &events)
+        } catch {
+            finishStream()
+            throw error
+        }
+    }
+
+    private mutating func read<Bytes: Sequence<UInt8>>(
+        _ chunk: Bytes, into events: inout [ServerSentEvent]
+    ) throws(FetchError) {
         for byte in chunk {
             if !isPastStart {
                 start.append(byte)
@@ -76,45 +113,47 @@ public struct ServerSentEventParser: Sendable {
                 let pending = start
                 start = []
                 for byte in pending {
-                    read(byte, into: &events)
+                    try read(byte, into: &events)
                 }
                 continue
             }
-            read(byte, into: &events)
+            try read(byte, into: &events)
         }
-        return events
     }
 
     /// Ends the current connection's stream: an event that no blank line ended is discarded, and the parser reads
     /// the next connection's stream from its start (byte order mark included), with the same ``lastEventID`` and
     /// ``reconnectionTime``.
     public mutating func finishStream() {
-        self = ServerSentEventParser(lastEventID: lastEventID, reconnectionTime: reconnectionTime)
+        self = ServerSentEventParser(lastEventID: lastEventID, reconnectionTime: reconnectionTime, limit: limit)
     }
 
-    private init(lastEventID: String?, reconnectionTime: Int?) {
-        self.init(lastEventID: lastEventID)
+    private init(lastEventID: String?, reconnectionTime: Int?, limit: Int) {
+        self.init(lastEventID: lastEventID, limit: limit)
         self.reconnectionTime = reconnectionTime
     }
 
-    private mutating func read(_ byte: UInt8, into events: inout [ServerSentEvent]) {
+    private mutating func read(_ byte: UInt8, into events: inout [ServerSentEvent]) throws(FetchError) {
         switch byte {
         case Self.lf where endedWithCR:
             endedWithCR = false
         case Self.cr, Self.lf:
             endedWithCR = byte == Self.cr
-            if let event = processLine() {
+            if let event = try processLine() {
                 events.append(event)
             }
             line.removeAll(keepingCapacity: true)
         default:
             endedWithCR = false
+            guard line.count < limit else {
+                throw FetchError.lineTooLong(limit: limit)
+            }
             line.append(byte)
         }
     }
 
     /// Processes the complete line in `line`; returns the event a blank line dispatches.
-    private mutating func processLine() -> ServerSentEvent? {
+    private mutating func processLine() throws(FetchError) -> ServerSentEvent? {
         guard let first = line.first else {
             return dispatch()
         }
@@ -137,6 +176,12 @@ public struct ServerSentEventParser: Sendable {
         case "event":
             eventTypeBuffer = String(decoding: value, as: UTF8.self)
         case "data":
+            // `dataByteCount` is never above `limit`, so neither side can overflow.
+            let added = value.count + (hasData ? 1 : 0)
+            guard added <= limit - dataByteCount else {
+                throw FetchError.lineTooLong(limit: limit)
+            }
+            dataByteCount += added
             if hasData {
                 dataBuffer += "\n"
             }
@@ -147,9 +192,7 @@ public struct ServerSentEventParser: Sendable {
                 lastEventIDBuffer = String(decoding: value, as: UTF8.self)
             }
         case "retry":
-            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                let milliseconds = Int(String(decoding: value, as: UTF8.self))
-            {
+            if let milliseconds = WireNumber.saturatingDigits(value, maximum: .max) {
                 reconnectionTime = milliseconds
                 retryInBlock = milliseconds
             }
@@ -163,6 +206,7 @@ public struct ServerSentEventParser: Sendable {
         lastEventID = lastEventIDBuffer.isEmpty ? nil : lastEventIDBuffer
         defer {
             dataBuffer = ""
+            dataByteCount = 0
             hasData = false
             eventTypeBuffer = ""
             retryInBlock = nil

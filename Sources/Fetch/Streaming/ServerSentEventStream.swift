@@ -9,6 +9,9 @@ import Foundation
 ///
 /// Nothing is sent until the sequence is iterated; each iteration opens its own connection. Cancelling the iterating
 /// task, or leaving the loop, closes the connection and stops reconnecting.
+///
+/// A line, or the data of one event, longer than ``ResponseStream/maximumLineLength`` bytes ends the sequence, after
+/// the events before it, with ``FetchError/lineTooLong(limit:request:)``; it does not reconnect.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
     /// The element: one dispatched event.
     public typealias Element = ServerSentEvent
@@ -47,6 +50,12 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private var pendingIndex = 0
         /// Failed attempts to connect in a row.
         private var failures = 0
+        /// Connections in a row that ended before delivering an event: they lengthen the wait as failures do.
+        private var eventlessConnections = 0
+        /// Whether the current connection has delivered an event.
+        private var connectionHasEvents = false
+        /// The error that ends the sequence once the events read before it have been handed on.
+        private var failure: (any Error)?
         /// Whether the next connection is a reconnection, which waits first.
         private var isReconnecting = false
         private var lastError: (any Error)?
@@ -60,8 +69,8 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         /// policy allows no reconnection).
         ///
         /// - Throws: The error of a status outside 2xx, ``FetchError/notEventStream(_:)``,
-        ///   ``FetchError/attemptsExhausted(attempts:lastError:request:)``, or ``FetchError/cancelled(request:)`` when the task is
-        ///   cancelled.
+        ///   ``FetchError/attemptsExhausted(attempts:lastError:request:)``, ``FetchError/lineTooLong(limit:request:)``,
+        ///   or ``FetchError/cancelled(request:)`` when the task is cancelled.
         public mutating func next() async throws -> ServerSentEvent? {
             do {
                 return try await nextEvent()
@@ -80,6 +89,10 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 }
                 pending = []
                 pendingIndex = 0
+                if let failure {
+                    self.failure = nil
+                    throw failure
+                }
                 guard !isFinished else {
                     return nil
                 }
@@ -90,7 +103,17 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 do {
                     if let chunk = try await current.next() {
                         connection = current
-                        pending = parser.parse(chunk)
+                        do {
+                            try parser.parse(chunk, into: &pending)
+                        } catch {
+                            // Dropping the connection's iterator cancels its request.
+                            connection = nil
+                            failure = error.naming(stream.request)
+                        }
+                        if !pending.isEmpty {
+                            connectionHasEvents = true
+                            eventlessConnections = 0
+                        }
                     } else {
                         endConnection(error: nil)
                     }
@@ -109,6 +132,10 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         /// next `next()` reconnects.
         private mutating func endConnection(error: (any Error)?) {
             connection = nil
+            if !connectionHasEvents {
+                // Capped, as the wait stops growing long before.
+                eventlessConnections = Swift.min(eventlessConnections + 1, 1024)
+            }
             parser.finishStream()
             isReconnecting = true
             lastError = error
@@ -127,7 +154,8 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     throw failures > 0
                         ? FetchError.attemptsExhausted(attempts: failures, lastError: lastError) : lastError
                 }
-                let delay = policy.delay(reconnectionTime: parser.reconnectionTime, failures: failures)
+                let delay = policy.delay(
+                    reconnectionTime: parser.reconnectionTime, failures: failures + eventlessConnections)
                 try await Self.wait(delay, on: stream.scheduler)
             }
             isReconnecting = true
@@ -155,6 +183,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             }
             failures = 0
             lastError = nil
+            connectionHasEvents = false
             connection = opened.makeAsyncIterator()
         }
 

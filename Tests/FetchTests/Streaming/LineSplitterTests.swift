@@ -9,7 +9,11 @@ import Testing
         var lines: [String] = []
         var start = 0
         for size in sizes {
-            lines += splitter.split(Data(input[start..<start + size]))
+            do {
+                lines += try splitter.split(Data(input[start..<start + size]))
+            } catch {
+                Issue.record(error)
+            }
             start += size
         }
         if let last = splitter.finish() {
@@ -33,5 +37,44 @@ import Testing
     @Test func aFinalLineEndingAddsNoEmptyLine() {
         let input = Array("a\nb\n".utf8)
         #expect(Self.lines(input, in: [input.count]) == ["a", "b"])
+    }
+
+    @Test func aLineOfTheLimitPassesAndOneByteMoreIsAnError() throws {
+        var splitter = LineSplitter(limit: 4)
+        // A CRLF split between chunks: the CR may wait past the limit for its LF.
+        #expect(try splitter.split(Data("abcd\r".utf8)) == [])
+        #expect(try splitter.split(Data("\nwxyz\n".utf8)) == ["abcd", "wxyz"])
+        #expect(throws: FetchError.self) {
+            try splitter.split(Data("abcde\n".utf8))
+        }
+    }
+
+    @Test func aLineThatNeverEndsFailsBeforeTheSplitterHoldsMoreThanTheLimit() {
+        let limit = 1000
+        var splitter = LineSplitter(limit: limit)
+        var lines: [String] = []
+        var fed = 0
+        var failure: FetchError?
+        // The line before it arrives in the same chunk as the start of the endless one.
+        let chunks =
+            [Data("first\n".utf8) + Data(repeating: 0x78, count: 300)]
+            + Array(repeating: Data(repeating: 0x78, count: 300), count: 10)
+        for chunk in chunks {
+            do {
+                try splitter.split(chunk, into: &lines)
+                fed += chunk.count
+            } catch {
+                failure = error
+                break
+            }
+        }
+        guard case .lineTooLong(limit, nil) = failure else {
+            Issue.record("expected lineTooLong(limit: \(limit)), got \(String(describing: failure))")
+            return
+        }
+        #expect(lines == ["first"])
+        // Fed whole, the chunks before the error held at most the limit; the one that would pass it is refused.
+        #expect(fed - "first\n".utf8.count <= limit)
+        #expect(splitter.finish() == nil)
     }
 }

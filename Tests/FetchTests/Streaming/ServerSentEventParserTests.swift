@@ -27,7 +27,11 @@ import Testing
         var events: [ServerSentEvent] = []
         var start = 0
         for size in sizes {
-            events += parser.parse(Data(input[start..<start + size]))
+            do {
+                events += try parser.parse(Data(input[start..<start + size]))
+            } catch {
+                Issue.record(error)
+            }
             start += size
         }
         parser.finishStream()
@@ -65,13 +69,13 @@ import Testing
         #expect(events("data: x\n\rdata: y\n\n") == [ServerSentEvent(data: "x"), ServerSentEvent(data: "y")])
     }
 
-    @Test func aCrlfSplitBetweenTwoChunksEndsOneLine() {
+    @Test func aCrlfSplitBetweenTwoChunksEndsOneLine() throws {
         var parser = ServerSentEventParser()
-        #expect(parser.parse(Data("data: a\r".utf8)) == [])
+        #expect(try parser.parse(Data("data: a\r".utf8)) == [])
         // The LF completes the CR's line end; the next CR LF is the blank line.
-        #expect(parser.parse(Data("\ndata: b\r".utf8)) == [])
-        #expect(parser.parse(Data("\n\r".utf8)) == [ServerSentEvent(data: "a\nb")])
-        #expect(parser.parse(Data("\n".utf8)) == [])
+        #expect(try parser.parse(Data("\ndata: b\r".utf8)) == [])
+        #expect(try parser.parse(Data("\n\r".utf8)) == [ServerSentEvent(data: "a\nb")])
+        #expect(try parser.parse(Data("\n".utf8)) == [])
     }
 
     @Test func linesStartingWithAColonAreComments() {
@@ -110,7 +114,7 @@ import Testing
             ])
     }
 
-    @Test func aRetryThatIsNotAllDigitsIsIgnored() {
+    @Test func aRetryThatIsNotAllDigitsIsIgnored() throws {
         #expect(events("retry: 1500\ndata: a\n\n") == [ServerSentEvent(data: "a", retry: 1500)])
         #expect(
             events("retry: 15s\ndata: a\n\nretry: -1\ndata: b\n\nretry: 1.5\ndata: c\n\nretry:\ndata: d\n\n") == [
@@ -118,7 +122,7 @@ import Testing
                 ServerSentEvent(data: "d"),
             ])
         var parser = ServerSentEventParser()
-        _ = parser.parse(Data("retry: 2000\n\nretry: 20 00\n\nretry: x\n\n".utf8))
+        _ = try parser.parse(Data("retry: 2000\n\nretry: 20 00\n\nretry: x\n\n".utf8))
         #expect(parser.reconnectionTime == 2000)
     }
 
@@ -134,24 +138,25 @@ import Testing
             ])
     }
 
-    @Test func theLastEventIDPersistsAcrossEvents() {
+    @Test func theLastEventIDPersistsAcrossEvents() throws {
         #expect(
             events("id: 1\ndata: a\n\ndata: b\n\nid: 2\n\ndata: c\n\n") == [
                 ServerSentEvent(id: "1", data: "a"), ServerSentEvent(id: "1", data: "b"),
                 ServerSentEvent(id: "2", data: "c"),
             ])
         var parser = ServerSentEventParser()
-        _ = parser.parse(Data("id: 1\ndata: a\n\nid: 2\n\n".utf8))
+        _ = try parser.parse(Data("id: 1\ndata: a\n\nid: 2\n\n".utf8))
         #expect(parser.lastEventID == "2")
     }
 
-    @Test func anUnterminatedEventAtTheEndIsDiscarded() {
+    @Test func anUnterminatedEventAtTheEndIsDiscarded() throws {
         var parser = ServerSentEventParser()
-        #expect(parser.parse(Data("id: 1\ndata: a\n\nid: 2\ndata: cut".utf8)) == [ServerSentEvent(id: "1", data: "a")])
+        #expect(
+            try parser.parse(Data("id: 1\ndata: a\n\nid: 2\ndata: cut".utf8)) == [ServerSentEvent(id: "1", data: "a")])
         parser.finishStream()
         // The id of the discarded event was never dispatched; a new connection starts clean.
         #expect(parser.lastEventID == "1")
-        #expect(parser.parse(Data("data: b\n\n".utf8)) == [ServerSentEvent(id: "1", data: "b")])
+        #expect(try parser.parse(Data("data: b\n\n".utf8)) == [ServerSentEvent(id: "1", data: "b")])
         #expect(events("data: a\n\ndata: b") == [ServerSentEvent(data: "a")])
     }
 
@@ -174,6 +179,74 @@ import Testing
         #expect(error.description.contains(#"event "chat" (id "5")"#))
         #expect(error.description.contains(#"missing key "text""#))
         #expect(error.description.contains(#"{"txt":"hi"}"#))
+    }
+
+    @Test func aRetryTooLargeForAnIntIsReadAsTheLargestInt() throws {
+        #expect(events("retry: 9999999999999\ndata: a\n\n") == [ServerSentEvent(data: "a", retry: 9_999_999_999_999)])
+        var parser = ServerSentEventParser()
+        let huge = try parser.parse(Data("retry: 99999999999999999999999999999999\ndata: b\n\n".utf8))
+        #expect(huge == [ServerSentEvent(data: "b", retry: .max)])
+        #expect(parser.reconnectionTime == .max)
+    }
+
+    @Test func aLineLongerThanTheLimitIsAnErrorAfterTheEventsBeforeIt() throws {
+        var parser = ServerSentEventParser(limit: 16)
+        var events: [ServerSentEvent] = []
+        let error = #expect(throws: FetchError.self) {
+            try parser.parse(
+                Data("id: 1\ndata: short\n\n: a comment much longer than sixteen bytes\n".utf8), into: &events)
+        }
+        guard case .lineTooLong(16, nil) = error else {
+            Issue.record("expected lineTooLong(limit: 16), got \(String(describing: error))")
+            return
+        }
+        #expect(events == [ServerSentEvent(id: "1", data: "short")])
+        // The parser reads on as at the start of a new connection, with the last event ID.
+        #expect(try parser.parse(Data("data: next\n\n".utf8)) == [ServerSentEvent(id: "1", data: "next")])
+    }
+
+    @Test func aLineThatNeverEndsFailsBeforeTheParserHoldsMoreThanTheLimit() {
+        var parser = ServerSentEventParser(limit: 1000)
+        var accepted = 0
+        var failure: FetchError?
+        for chunk in [Data("data: ".utf8)] + Array(repeating: Data(repeating: 0x78, count: 100), count: 20) {
+            do {
+                _ = try parser.parse(chunk)
+                accepted += chunk.count
+            } catch {
+                failure = error as? FetchError
+                break
+            }
+        }
+        guard case .lineTooLong(1000, nil) = failure else {
+            Issue.record("expected lineTooLong(limit: 1000), got \(String(describing: failure))")
+            return
+        }
+        #expect(accepted <= 1000)
+    }
+
+    @Test func anEventWhoseDataLinesAddUpToMoreThanTheLimitIsAnError() throws {
+        var parser = ServerSentEventParser(limit: 16)
+        // 10 bytes, then 1 + 5, is 16: the limit, which passes.
+        #expect(
+            try parser.parse(Data("data: 0123456789\ndata: 01234\n\n".utf8)) == [
+                ServerSentEvent(data: "0123456789\n01234")
+            ])
+        #expect(throws: FetchError.self) {
+            try parser.parse(Data("data: 0123456789\ndata: 012345\n\n".utf8))
+        }
+        // Every line is short; the event is not.
+        var many = ServerSentEventParser(limit: 16)
+        #expect(throws: FetchError.self) {
+            try many.parse(Data(String(repeating: "data\n", count: 20).utf8))
+        }
+    }
+
+    @Test func theLineLengthErrorNamesTheRequestAndTheLimit() {
+        let request = TestRequest(URL(string: "http://127.0.0.1:9/events")!)
+        let message = FetchError.lineTooLong(limit: ResponseStream.maximumLineLength).naming(request).description
+        #expect(message.contains("GET http://127.0.0.1:9/events"))
+        #expect(message.contains("1048576 bytes"))
     }
 }
 

@@ -77,6 +77,59 @@ import Testing
     }
 
     @Test(arguments: SessionTransport.allCases)
+    func aServersRetryOfCenturiesWaitsNoLongerThanTheMaximumDelay(on transport: SessionTransport) async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        let scheduler = TestScheduler()
+        let request = TestRequest(server.url("/stream/retry/\(id)?retry=9999999999999&events=1&connections=2"))
+        var received: [String] = []
+        let events = try makeSession(transport).events(
+            request, reconnectPolicy: ReconnectPolicy(maximumDelay: 2), scheduler: scheduler)
+        for try await event in events {
+            received.append(event.data)
+        }
+        #expect(received == ["connection 1", "connection 2"])
+        #expect(scheduler.delays == [2, 2])
+        #expect(try await Self.log(id, on: server).connections.count == 3)
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aServerThatSendsRetryZeroAndHangsUpIsCalledBackLaterEachTime(on transport: SessionTransport) async throws {
+        let server = try TestServer.running()
+        let id = UUID().uuidString
+        let scheduler = TestScheduler()
+        let request = TestRequest(server.url("/stream/retry/\(id)?retry=0&connections=6"))
+        var received = 0
+        for try await _ in try makeSession(transport).events(request, scheduler: scheduler) {
+            received += 1
+        }
+        #expect(received == 0)
+        // 0.1 s at the least, doubled for each connection in a row that ended without an event.
+        #expect(scheduler.delays == [0.2, 0.4, 0.8, 1.6, 3.2, 6.4])
+        #expect(try await Self.log(id, on: server).connections.count == 7)
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func anEventStreamLineThatNeverEndsEndsTheEventsWithLineTooLong(on transport: SessionTransport) async throws {
+        let server = try TestServer.running()
+        let url = server.url("/stream/endless-line?prefix=data:%20ok%0A%0Adata:%20")
+        var received: [String] = []
+        let error = await #expect(throws: FetchError.self) {
+            // Never reconnecting, so that a parser that kept the whole line would end the test, not loop.
+            for try await event in try makeSession(transport).events(TestRequest(url), reconnectPolicy: .never) {
+                received.append(event.data)
+            }
+        }
+        guard case .lineTooLong(ResponseStream.maximumLineLength, _) = error else {
+            Issue.record("expected lineTooLong, got \(String(describing: error))")
+            return
+        }
+        #expect(received == ["ok"])
+        #expect(error?.description.hasPrefix("GET \(url.absoluteString): a line of the streamed body") == true)
+        #expect(error?.description.contains("\(ResponseStream.maximumLineLength) bytes") == true)
+    }
+
+    @Test(arguments: SessionTransport.allCases)
     func noContentStopsTheEvents(on transport: SessionTransport) async throws {
         let server = try TestServer.running()
         var count = 0
@@ -173,6 +226,63 @@ import Testing
             lines.append(line)
         }
         #expect(lines == (0..<3).map { #"{"n": \#($0), "name": "item \#($0)"}"# })
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aLineThatNeverEndsEndsTheLinesWithLineTooLong(on transport: SessionTransport) async throws {
+        let server = try TestServer.running()
+        let url = server.url("/stream/endless-line?type=text&prefix=first%0A")
+        let stream = try await makeSession(transport).stream(TestRequest(url))
+        var lines: [String] = []
+        let error = await #expect(throws: FetchError.self) {
+            for try await line in stream.lines {
+                lines.append(line)
+            }
+        }
+        guard case .lineTooLong(ResponseStream.maximumLineLength, _) = error else {
+            Issue.record("expected lineTooLong, got \(String(describing: error))")
+            return
+        }
+        #expect(lines == ["first"])
+        #expect(error?.description.hasPrefix("GET \(url.absoluteString): a line of the streamed body") == true)
+    }
+
+    static let longLineVariable = "FETCH_MEASURE_LONG_LINE"
+
+    /// The issue's test: a 400 MB line, read as lines and as an event stream on both transports, ends with
+    /// `lineTooLong` while the process grows by far less than 400 MB.
+    @Test(
+        .enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"),
+        .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
+    )
+    func a400MBLineEndsWithLineTooLongInBoundedMemoryInAProcessOfItsOwn() async throws {
+        guard
+            try await ChildTestRun.isChild(
+                running: "SessionStreamingTests/a400MBLineEndsWithLineTooLongInBoundedMemoryInAProcessOfItsOwn",
+                marking: Self.longLineVariable, within: .seconds(120))
+        else {
+            return
+        }
+        let server = try TestServer.running()
+        let bytes = 400 * 1_000_000
+        for transport in SessionTransport.allCases {
+            let session = try makeSession(transport)
+            let meter = try MemoryMeter()
+            let lines = try await session.stream(
+                TestRequest(server.url("/stream/endless-line?type=text&bytes=\(bytes)")))
+            let linesResult = await Result { for try await _ in lines.lines {} }
+            let events = session.events(
+                TestRequest(server.url("/stream/endless-line?prefix=data:%20&bytes=\(bytes)")), reconnectPolicy: .never)
+            let eventsResult = await Result { for try await _ in events {} }
+            let growth = try meter.peakGrowth()
+            for result in [linesResult, eventsResult] {
+                guard case .failure(FetchError.lineTooLong(ResponseStream.maximumLineLength, _)) = result else {
+                    Issue.record("\(transport): expected lineTooLong, got \(result)")
+                    continue
+                }
+            }
+            #expect(growth < 32 << 20, "\(transport): memory grew by \(growth >> 20) MiB on a 400 MB line")
+        }
     }
 
     @Test(arguments: SessionTransport.allCases)
