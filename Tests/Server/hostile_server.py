@@ -457,8 +457,8 @@ def serve(conn):
         if exchange.url.path == "/_count":
             with COUNTS_LOCK:
                 count = COUNTS.get(run, 0)
-            exchange.send(simple(b"HTTP/1.1 200 OK", "Content-Type: application/json",
-                                 body=json.dumps({"run": run, "count": count}).encode()))
+            body = json.dumps({"run": run, "count": count}).encode()
+            exchange.send(simple(b"HTTP/1.1 200 OK", "Content-Type: application/json", body=body))
             return
         with COUNTS_LOCK:
             COUNTS[run] = COUNTS.get(run, 0) + 1
@@ -479,7 +479,11 @@ def serve(conn):
 
 def accept_forever(listener):
     while True:
-        conn, _ = listener.accept()
+        try:
+            conn, _ = listener.accept()
+        except OSError:  # a connection reset before it was accepted, or too many open files for a moment
+            time.sleep(0.01)
+            continue
         threading.Thread(target=serve, args=(conn,), daemon=True).start()
 
 

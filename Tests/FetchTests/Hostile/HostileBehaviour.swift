@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// One thing the hostile server (`Tests/Server/hostile_server.py`) does at `/hostile/<name>`, how the suite calls
@@ -155,6 +156,16 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
         HostileBehaviour("sse-retry-overflow", .eventsWindow, .success),
         HostileBehaviour("sse-retry-zero", .eventsWindow, .success),
     ]
+
+    /// The behaviours this run tests: all of them, or those that `FETCH_HOSTILE_ONLY` names (a comma-separated
+    /// list of names or prefixes, `FETCH_HOSTILE_ONLY=cache-age,sse-`), to try a fix without the rest.
+    static let selected: [HostileBehaviour] = {
+        guard let only = ProcessInfo.processInfo.environment["FETCH_HOSTILE_ONLY"], !only.isEmpty else {
+            return all
+        }
+        let prefixes = only.split(separator: ",").map(String.init)
+        return all.filter { behaviour in prefixes.contains { behaviour.name.hasPrefix($0) } }
+    }()
 
     /// The behaviour named `name`.
     static func named(_ name: String) -> HostileBehaviour? {

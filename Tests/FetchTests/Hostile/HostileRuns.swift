@@ -43,7 +43,7 @@ actor HostileRuns {
     static let childrenPerFace = 2
 
     private static func runEveryBehaviour(on face: SessionFace) async -> [String: HostileVerdict] {
-        let behaviours = HostileBehaviour.all
+        let behaviours = HostileBehaviour.selected
         let verdicts = await withTaskGroup(of: [String: HostileVerdict].self) { group in
             for share in 0..<childrenPerFace {
                 let names = behaviours.indices.filter { $0 % childrenPerFace == share }.map { behaviours[$0].name }

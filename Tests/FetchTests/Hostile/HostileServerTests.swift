@@ -17,6 +17,9 @@ import Testing
 /// as expected (a `FetchError` naming the request, or the right success), within ``HostileBounds/timeBound``, and
 /// the process's peak memory rose by less than ``HostileBounds/memoryBound``. A crash or a hang fails that one case
 /// and a new child goes on with the next behaviour.
+///
+/// `FETCH_HOSTILE_ONLY=cache-age,sse-` runs only the behaviours with those names or prefixes;
+/// `FETCH_HOSTILE_REPORT=1` prints a line per face and behaviour (`HOSTILE <face> <behaviour> <outcome> …`).
 @Suite(
     .enabled(if: ChildSuiteRun.isAvailable && MemoryMeter.isAvailable, "needs /proc/self/exe and clear_refs (Linux)"),
     .disabled(if: ThreadSanitizer.isActive, "its memory bounds would measure Thread Sanitizer's shadow memory")
@@ -26,6 +29,9 @@ struct HostileServerTests {
 
     @Test(.disabled(if: isChild), arguments: SessionFace.allCases, HostileBehaviour.all)
     func noHostileServerCrashesHoldsOrBloatsTheCall(_ face: SessionFace, _ behaviour: HostileBehaviour) async throws {
+        guard HostileBehaviour.selected.contains(where: { $0.name == behaviour.name }) else {
+            return  // left out by FETCH_HOSTILE_ONLY
+        }
         let verdicts = await HostileRuns.shared.verdicts(for: face)
         let verdict = try #require(verdicts[behaviour.name], "\(face) ran no \(behaviour.name)")
         let label = "\(behaviour.name) on \(face.testDescription)"
@@ -77,6 +83,9 @@ struct HostileServerTests {
     /// fails with the same error (the same case, the same `URLError` code) on every face.
     @Test(.disabled(if: isChild), arguments: HostileBehaviour.all.filter(\.failsAlikeOnEveryFace))
     func aCutBodyFailsWithTheSameErrorOnEveryFace(_ behaviour: HostileBehaviour) async throws {
+        guard HostileBehaviour.selected.contains(where: { $0.name == behaviour.name }) else {
+            return  // left out by FETCH_HOSTILE_ONLY
+        }
         var kinds: [String: [String]] = [:]
         for face in SessionFace.allCases {
             let verdicts = await HostileRuns.shared.verdicts(for: face)
