@@ -57,6 +57,11 @@ package enum ResponseHeadProperties {
             if bytesRead <= smallByteLimit, fieldLineCount(lines) <= smallFieldLimit {
                 return "\(input.debugDescription): refused by the smaller limits within them"
             }
+        case .failure(.trailersTooLarge):
+            let trailerBytes = lines.dropFirst(linesRead(lines)).reduce(0) { $0 + $1.count }
+            if trailerBytes <= smallByteLimit {
+                return "\(input.debugDescription): trailers refused by the smaller limit within it"
+            }
         case .failure(let failure):
             return "\(input.debugDescription): the parser with smaller limits fails otherwise: \(failure)"
         }

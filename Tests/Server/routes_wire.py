@@ -33,6 +33,9 @@ RAW = {
     # A negative and an overflowing Content-Length.
     "negative-length": b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nok",
     "overflowing-length": b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\nok",
+    "conflicting-lengths": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok",
+    "repeated-length": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok",
+    "status-line-only": b"HTTP/1.1 200 OK\r\n",
 }
 
 

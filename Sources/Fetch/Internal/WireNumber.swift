@@ -79,6 +79,20 @@ package enum WireNumber {
         digits(trimmed(Substring(text).utf8)).map(Int64.init)
     }
 
+    /// A `Content-Length` field value as a response carries it, repeated fields joined with `, `: the length when
+    /// every member of the list is the same valid ``byteCount(_:)`` (RFC 9110 §8.6 allows `5, 5`), `nil` otherwise
+    /// (`2, 5`, a value past `Int64.max`, a sign, an empty member), which RFC 9112 §6.3 makes an unrecoverable error.
+    package static func contentLength(_ value: some StringProtocol) -> Int64? {
+        var length: Int64?
+        for member in value.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let count = byteCount(member), length == nil || length == count else {
+                return nil
+            }
+            length = count
+        }
+        return length
+    }
+
     /// `value` as an integer within `range`: rounded toward zero, a value beyond either end (infinities included)
     /// clamped to it, and NaN the lower end. The conversion for a number computed from outside input, where
     /// `Int(_:)` would trap.

@@ -43,6 +43,15 @@ import Testing
         #expect(WireNumber.byteCount("5, 5") == nil)
     }
 
+    @Test func aContentLengthIsOneValidLengthRepeatedOrNot() {
+        #expect(WireNumber.contentLength("5") == 5)
+        #expect(WireNumber.contentLength("5, 5") == 5)
+        #expect(WireNumber.contentLength(" 0 ") == 0)
+        for invalid in ["2, 5", "18446744073709551616", "-1", "+5", "", "5,", ", 5", "5 5", "0x10", "1e3"] {
+            #expect(WireNumber.contentLength(invalid) == nil, "\(invalid)")
+        }
+    }
+
     @Test func doublesBecomeIntegersClampedNeverTrapping() {
         #expect(WireNumber.clampedInteger(1e300) == Int.max)
         #expect(WireNumber.clampedInteger(.infinity) == Int.max)

@@ -68,11 +68,22 @@
             _ = try await badServerResponse("/wire/raw/negative-length")
         }
 
-        @Test func anOverflowingContentLengthIsReadToTheEndOfTheConnection() async throws {
-            let response: Response = try await session.perform(
-                TestRequest(server.url("/wire/raw/overflowing-length")))
+        /// RFC 9112 §6.3: a response with an invalid `Content-Length` is an unrecoverable error, discarded.
+        @Test(arguments: ["overflowing-length", "conflicting-lengths"])
+        func aContentLengthThatIsNotOneLengthIsABadServerResponse(route: String) async throws {
+            let error = try await badServerResponse("/wire/raw/\(route)")
+            #expect(error.description.contains("is not one length in bytes"), "\(error)")
+        }
+
+        @Test func aRepeatedEqualContentLengthIsOneLength() async throws {
+            let response: Response = try await session.perform(TestRequest(server.url("/wire/raw/repeated-length")))
             #expect(response.status == 200)
             #expect(response.data == Data("ok".utf8))
+        }
+
+        @Test func aConnectionClosedAfterTheStatusLineIsABadServerResponse() async throws {
+            let error = try await badServerResponse("/wire/raw/status-line-only")
+            #expect(error.description.contains("before its response head ended"), "\(error)")
         }
 
         @Test func aTenMegabyteHeaderLineEndsAtLibcurlsLimit() async throws {

@@ -383,6 +383,11 @@
             guard code == CFCURLE_OK else {
                 return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
             }
+            // libcurl 7.88 ends a transfer whose connection closed after a status line, but before the blank line
+            // that ends the head, as a success.
+            guard head.isComplete else {
+                return .failure(Self.badServerResponse(ResponseHeadParser.Failure.headCutShort.description, url: url))
+            }
             guard let head = makeHead() else {
                 return .failure(FetchError.notHTTPResponse())
             }

@@ -50,6 +50,12 @@ package struct ResponseHeadParser: Sendable {
         case headTooLarge(limit: Int)
         /// The heads hold more than `limit` field lines.
         case tooManyFields(limit: Int)
+        /// The final head's `Content-Length` is not one valid length (RFC 9112 §6.3); the value as received.
+        case invalidContentLength(String)
+        /// The trailer fields after the final head grew past `limit` bytes.
+        case trailersTooLarge(limit: Int)
+        /// The connection ended before the final head did.
+        case headCutShort
 
         /// What the server sent, in words: the message of the error a transfer ends with.
         package var description: String {
@@ -64,6 +70,14 @@ package struct ResponseHeadParser: Sendable {
             case .tooManyFields(let limit):
                 "the server's response head has more than \(limit) header fields, Fetch's limit: Fetch stopped "
                     + "reading it there"
+            case .invalidContentLength(let value):
+                "the server's Content-Length \(value.prefix(ResponseHeadParser.quoteLimit).debugDescription) is not "
+                    + "one length in bytes, so where its body ends is unknown (RFC 9112 §6.3)"
+            case .trailersTooLarge(let limit):
+                "the trailer fields after the server's body are larger than \(limit) bytes, Fetch's limit: Fetch "
+                    + "stopped reading them there"
+            case .headCutShort:
+                "the server closed the connection before its response head ended"
             }
         }
     }
@@ -121,10 +135,14 @@ package struct ResponseHeadParser: Sendable {
     ///
     /// - Throws: ``Failure`` when the line makes the head invalid or too large. The parser is then not to be used.
     package mutating func receive(_ line: UnsafeRawBufferPointer) throws(Failure) -> Progress {
+        // Trailer fields count too, against a budget of their own: libcurl holds them while it reads them.
+        byteCount += line.count  // no overflow: it is checked against the limit line by line
         guard state != .complete else {
+            guard byteCount <= byteLimit else {
+                throw .trailersTooLarge(limit: byteLimit)
+            }
             return .afterHead
         }
-        byteCount += line.count  // no overflow: it is checked against the limit line by line
         guard byteCount <= byteLimit else {
             throw .headTooLarge(limit: byteLimit)
         }
@@ -146,7 +164,9 @@ package struct ResponseHeadParser: Sendable {
                     state = .statusLine
                     return .informationalHeadEnded
                 }
+                try checkContentLength()
                 state = .complete
+                byteCount = 0  // the trailers' budget starts
                 return .finalHeadEnded
             }
             try readFieldLine(content)
@@ -211,6 +231,16 @@ package struct ResponseHeadParser: Sendable {
         // One lookup for a field's first line; a repeated field (rare) is joined with a second.
         if let existing = headerFields.updateValue(value, forKey: name) {
             headerFields[name] = existing + ", " + value
+        }
+    }
+
+    /// Fails the final head when its `Content-Length` is there and not one valid length.
+    private func checkContentLength() throws(Failure) {
+        let value =
+            headerFields["Content-Length"] ?? headerFields["content-length"]
+            ?? headerFields.first { $0.key.utf8.count == 14 && $0.key.lowercased() == "content-length" }?.value
+        if let value, WireNumber.contentLength(value) == nil {
+            throw .invalidContentLength(value)
         }
     }
 
