@@ -398,6 +398,14 @@ struct TaskCall: Cancellable {
         answered?(nil, response, Exchange.transferError(error, head: response, received: body.count))
     }
 
+    /// Forgets the body so far, for a task that sends its request again (answering a challenge with a credential).
+    func discardBody() {
+        state.withLock { state in
+            state.body = Data()
+            state.knownLength = nil
+        }
+    }
+
     /// Ends the call with ``FetchError/responseTooLarge(limit:request:)`` at once, before the task can complete;
     /// the task is cancelled from another queue, since this runs in a delegate call.
     func endTooLarge() {
@@ -619,6 +627,8 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 let triesNothing =
                     (disposition == .performDefaultHandling && proposed == nil) || disposition == .rejectProtectionSpace
                 guard triesNothing, let call, let failureResponse else {
+                    // The request goes again, with a credential: its answer's body is the one to keep.
+                    call?.discardBody()
                     completionHandler(disposition, credential)
                     return
                 }
