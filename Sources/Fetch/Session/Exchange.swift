@@ -96,17 +96,25 @@ package enum Exchange {
     /// `error` with the code libcurl's transport and Apple platforms give the same fault.
     ///
     /// swift-corelibs-foundation reports most of libcurl's failures as `URLError` `-1` (`unknown`), with libcurl's
-    /// message alone: a connection closed midway ("transfer closed with 500 bytes remaining to read") and a
-    /// certificate that is not trusted ("SSL certificate problem: self-signed certificate") among them. Those two
-    /// get `networkConnectionLost` and `serverCertificateUntrusted` (or `secureConnectionFailed` for another TLS
-    /// failure), so that a ``RetryPolicy`` treats a fault alike on every transport.
+    /// message alone: a connection closed midway ("transfer closed with 500 bytes remaining to read", "Send
+    /// failure: Broken pipe") and a certificate that is not trusted ("SSL certificate problem: self-signed
+    /// certificate") among them. Those get `networkConnectionLost` and `serverCertificateUntrusted` (or
+    /// `secureConnectionFailed` for another TLS failure), and a connection closed before any answer ("Empty reply
+    /// from server", `badServerResponse` there) `networkConnectionLost`, as on Apple platforms and libcurl's
+    /// transport, so that a ``RetryPolicy`` treats a fault alike on every transport.
     package static func sameOnEveryTransport(_ error: URLError) -> URLError {
+        let message = error.localizedDescription.lowercased()
+        if error.code == .badServerResponse, message.contains("empty reply") {
+            return URLError(.networkConnectionLost, userInfo: error.userInfo)
+        }
         guard error.code == .unknown else {
             return error
         }
-        let message = error.localizedDescription.lowercased()
         let code: URLError.Code
-        if message.contains("transfer closed") || message.contains("connection died") {
+        if [
+            "transfer closed", "connection died", "send failure", "recv failure", "failed sending data",
+            "failure when receiving data",
+        ].contains(where: message.contains) {
             code = .networkConnectionLost
         } else if message.contains("certificate") {
             code = .serverCertificateUntrusted

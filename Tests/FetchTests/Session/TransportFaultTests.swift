@@ -89,6 +89,15 @@ import Testing
     }
 
     @Test(arguments: transports)
+    func aConnectionClosedBeforeAnyAnswerIsLostAndRetried(_ initialiser: SessionInitialiser) async throws {
+        let url = server.url("/drop/\(UUID().uuidString)?times=100")
+        let (fault, message, retried) = try await fault(of: url, over: initialiser)
+        #expect(fault == .transport(.networkConnectionLost))
+        #expect(message.contains("the connection to the server was lost"), "\(message)")
+        #expect(retried)
+    }
+
+    @Test(arguments: transports)
     func aBodyCutMidwayIsALostConnectionThatSaysHowMuchArrived(_ initialiser: SessionInitialiser) async throws {
         let (fault, message, retried) = try await fault(of: server.url("/faults/cut"), over: initialiser)
         #expect(fault == .transport(.networkConnectionLost))
@@ -134,7 +143,12 @@ import Testing
         #expect(code("transfer closed with 500 bytes remaining to read") == .networkConnectionLost)
         #expect(code("SSL certificate problem: self-signed certificate") == .serverCertificateUntrusted)
         #expect(code("OpenSSL SSL_connect: SSL_ERROR_SYSCALL") == .secureConnectionFailed)
+        #expect(code("Send failure: Broken pipe") == .networkConnectionLost)
+        #expect(code("Recv failure: Connection reset by peer") == .networkConnectionLost)
         #expect(code("something else") == .unknown)
+        let empty = URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "Empty reply from server"])
+        #expect(Exchange.sameOnEveryTransport(empty).code == .networkConnectionLost)
+        #expect(Exchange.sameOnEveryTransport(URLError(.badServerResponse)).code == .badServerResponse)
         #expect(Exchange.sameOnEveryTransport(URLError(.timedOut)).code == .timedOut)
     }
 }
