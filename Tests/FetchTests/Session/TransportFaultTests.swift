@@ -125,6 +125,22 @@ import Testing
             #expect(!retried)
         }
 
+        /// libcurl's transport, given the counts, words a body cut midway as the URLSession transport does.
+        @Test func libcurlsCutBodySaysHowMuchArrivedWhenItIsTold() throws {
+            let url = try #require(URL(string: "http://127.0.0.1:9/cut"))
+            let detail = "transfer closed with 500 bytes remaining to read"
+            let told = CurlFailure.error(for: 18, detail: detail, url: url, received: (500, 1000))  // PARTIAL_FILE
+            guard case FetchError.transport(let error, _) = told else {
+                Issue.record("expected a transport error, got \(told)")
+                return
+            }
+            #expect(error.code == .networkConnectionLost)
+            #expect(error.localizedDescription.hasPrefix("the connection closed after 500 of 1000 bytes of the body ("))
+            #expect(error.localizedDescription.contains(detail))
+            let untold = CurlFailure.error(for: 18, detail: detail, url: url)
+            #expect("\(untold)".contains(detail) && !"\(untold)".contains("closed after"))
+        }
+
         /// No lookup is made: each transport's own code for a name that does not resolve maps to the same error.
         @Test func aNameThatDoesNotResolveCannotFindTheHostOnBoth() {
             #expect(CurlFailure.urlErrorCode(for: 6) == .cannotFindHost)  // CURLE_COULDNT_RESOLVE_HOST
