@@ -83,7 +83,12 @@ import Testing
 
     @Test func aSessionDefaultsToTheSharedURLSessionAndTheMainQueue() {
         let session = Session()
-        #expect(session.urlSession === URLSession.shared)
+        #if canImport(FoundationNetworking)
+            // On Linux `.shared` has no delegate: it lends its configuration to a `URLSession` the session owns.
+            #expect(session.urlSession !== URLSession.shared && session.urlSession?.delegate != nil)
+        #else
+            #expect(session.urlSession === URLSession.shared)
+        #endif
         #expect(session.callbackQueue === OperationQueue.main)
         #expect(session.redirectPolicy.maximumRedirects == 10)
         #expect(!session.redirectPolicy.allowsInsecureRedirects)

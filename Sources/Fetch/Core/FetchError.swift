@@ -102,8 +102,8 @@ extension FetchError: CustomStringConvertible {
             return "\(ErrorText.target(request)): could not encode the request body: \(ErrorText.describe(error))"
         case .transport(let error, let request):
             let target = request.map(ErrorText.target) ?? error.failingURL?.absoluteString ?? "the request"
-            return
-                "\(target): could not reach the server: \(error.localizedDescription) (URLError \(error.code.rawValue))"
+            return "\(target): \(ErrorText.failure(error.code)): \(error.localizedDescription)"
+                + " (URLError \(error.code.rawValue))"
         case .timedOut(let request, let seconds):
             let limit = seconds.map { "within \(ErrorText.seconds($0))" } ?? "within its timeout"
             return "\(ErrorText.target(request)) timed out: no answer \(limit)"
@@ -196,6 +196,23 @@ package enum ErrorText {
     /// `0.5 s`, `30 s`.
     package static func seconds(_ value: TimeInterval) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// What a transport failure of `code` means for the caller: `could not reach the server` unless it is known to
+    /// be something else (the connection lost midway, TLS, a broken answer).
+    package static func failure(_ code: URLError.Code) -> String {
+        switch code {
+        case .networkConnectionLost:
+            "the connection to the server was lost"
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid, .secureConnectionFailed, .clientCertificateRejected,
+            .clientCertificateRequired:
+            "the secure connection failed"
+        case .badServerResponse:
+            "the server's answer was not valid HTTP"
+        default:
+            "could not reach the server"
+        }
     }
 
     /// How much of a body an error message quotes.

@@ -30,8 +30,9 @@ public protocol Request: Sendable {
     /// The request body, or `nil` for none. The default is `nil`.
     var body: Data? { get }
 
-    /// How long to wait for the server, in seconds, or `nil` to use the performing session's
-    /// `URLSessionConfiguration.timeoutIntervalForRequest`. The default is `nil`.
+    /// How long the whole exchange may take, redirects included, in seconds, or `nil` to use the performing
+    /// session's `URLSessionConfiguration.timeoutIntervalForRequest`; for a stream, how long the server may stay
+    /// silent. The default is `nil`.
     var timeout: TimeInterval? { get }
 
     /// The most bytes of response body to read into memory, or `nil` for the performing session's own limit

@@ -41,8 +41,8 @@ public struct RetryPolicy: Sendable {
     public var retryableStatuses: Set<Int>
 
     /// The transport failures that are retried. The default is the connection failures: cannot find or connect to
-    /// the host, connection lost, not connected, DNS failure, and `badServerResponse`, which is how Linux reports a
-    /// connection the server closed without answering ("Empty reply from server").
+    /// the host, connection lost (reset, closed before answering or midway: the same code on every transport), not
+    /// connected, DNS failure, and `badServerResponse`.
     public var retryableErrors: Set<URLError.Code>
 
     /// Whether a timeout is retried. The default is `true`.

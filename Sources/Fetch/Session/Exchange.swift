@@ -89,7 +89,61 @@ package enum Exchange {
         switch urlError.code {
         case .timedOut: return FetchError.timedOut(request: request, seconds: timeout)
         case .cancelled: return FetchError.cancelled(request: request)
-        default: return FetchError.transport(urlError, request: request)
+        default: return FetchError.transport(sameOnEveryTransport(urlError), request: request)
         }
+    }
+
+    /// `error` with the code libcurl's transport and Apple platforms give the same fault.
+    ///
+    /// swift-corelibs-foundation reports most of libcurl's failures as `URLError` `-1` (`unknown`), with libcurl's
+    /// message alone: a connection closed midway ("transfer closed with 500 bytes remaining to read", "Send
+    /// failure: Broken pipe") and a certificate that is not trusted ("SSL certificate problem: self-signed
+    /// certificate") among them. Those get `networkConnectionLost` and `serverCertificateUntrusted` (or
+    /// `secureConnectionFailed` for another TLS failure), and a connection closed before any answer ("Empty reply
+    /// from server", `badServerResponse` there) `networkConnectionLost`, as on Apple platforms and libcurl's
+    /// transport, so that a ``RetryPolicy`` treats a fault alike on every transport.
+    package static func sameOnEveryTransport(_ error: URLError) -> URLError {
+        let message = error.localizedDescription.lowercased()
+        if error.code == .badServerResponse, message.contains("empty reply") {
+            return URLError(.networkConnectionLost, userInfo: error.userInfo)
+        }
+        guard error.code == .unknown else {
+            return error
+        }
+        let code: URLError.Code
+        if [
+            "transfer closed", "connection died", "send failure", "recv failure", "failed sending data",
+            "failure when receiving data",
+        ].contains(where: message.contains) {
+            code = .networkConnectionLost
+        } else if message.contains("certificate") {
+            code = .serverCertificateUntrusted
+        } else if message.contains("ssl") || message.contains("tls") {
+            code = .secureConnectionFailed
+        } else {
+            return error
+        }
+        return URLError(code, userInfo: error.userInfo)
+    }
+
+    /// The error of a transfer that failed after its head and `received` bytes of its body had arrived: a
+    /// connection the server closed midway, as ``sameOnEveryTransport(_:)`` tells it, says how much of the body
+    /// came (`the connection closed after 500 of 1000 bytes of the body`).
+    package static func transferError(_ error: any Error, head: URLResponse?, received: Int) -> any Error {
+        guard let urlError = error as? URLError, let head = head as? HTTPURLResponse,
+            sameOnEveryTransport(urlError).code == .networkConnectionLost
+        else {
+            return error
+        }
+        let expected = head.expectedContentLength
+        let of = expected > 0 ? " of \(expected)" : ""
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: "the connection closed after \(received)\(of) bytes of the body",
+            NSUnderlyingErrorKey: urlError,
+        ]
+        if let url = head.url {
+            userInfo[NSURLErrorFailingURLErrorKey] = url
+        }
+        return URLError(.networkConnectionLost, userInfo: userInfo)
     }
 }

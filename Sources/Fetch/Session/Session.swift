@@ -35,9 +35,9 @@ public final class Session: RequestPerforming {
     /// buffer without bound. The limit counts decoded bytes, so a compressed body that inflates is caught too.
     /// Streams are not limited.
     ///
-    /// A session that made its own `URLSession` (``init(configuration:callbackQueue:redirectPolicy:maximumResponseSize:)``)
-    /// counts the bytes as they arrive and stops reading at the limit. Over a `URLSession` you pass, whose delegate
-    /// Fetch is not, the body is read whole before the limit can be checked.
+    /// Every session counts the bytes as they arrive and stops reading at the limit, except on Linux over a
+    /// `URLSession` you pass that has a delegate of its own: swift-corelibs-foundation tells only that delegate of
+    /// each chunk, so there the body is read whole before the limit can be checked.
     public let maximumResponseSize: Int
 
     /// The default ``maximumResponseSize``: 100 MiB.
@@ -51,20 +51,36 @@ public final class Session: RequestPerforming {
 
     /// Creates a session that sends requests through an existing `URLSession`.
     ///
+    /// On Linux, a `URLSession` without a delegate (`URLSession.shared`, the default, or one made with
+    /// `URLSession(configuration:)`) cannot show Fetch a body as it arrives; the session then sends through a
+    /// `URLSession` of its own made from that one's configuration, as
+    /// ``init(configuration:callbackQueue:redirectPolicy:maximumResponseSize:)`` does, and ``urlSession`` is that
+    /// one. See <doc:PlatformDifferences>.
+    ///
     /// - Parameters:
     ///   - session: The `URLSession` to use. The default is `URLSession.shared`.
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue; command-line
     ///     programs and servers, whose main queue may never run, pass a queue of their own or use the `async` forms.
     ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
     ///     `https` → `http` and follows up to 10 redirects; it holds for `URLSession.shared` too.
-    ///   - maximumResponseSize: The most bytes of a response body, checked once the body has arrived (see
-    ///     ``maximumResponseSize``). The default is 100 MiB.
+    ///   - maximumResponseSize: The most bytes of a response body (see ``maximumResponseSize``). The default is
+    ///     100 MiB.
     public convenience init(
         session: URLSession = .shared,
         callbackQueue: OperationQueue = .main,
         redirectPolicy: RedirectPolicy = .default,
         maximumResponseSize: Int = Session.defaultMaximumResponseSize
     ) {
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation hands a body's chunks only to the session's delegate, never to a task's: over
+            // a session without one, the size limit could hold only once the whole body is in memory.
+            if session.delegate == nil {
+                self.init(
+                    configuration: session.configuration, callbackQueue: callbackQueue,
+                    redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
+                return
+            }
+        #endif
         self.init(
             session, tasks: TaskDelegate(redirectPolicy: redirectPolicy), owned: false, callbackQueue: callbackQueue,
             maximumResponseSize: maximumResponseSize)

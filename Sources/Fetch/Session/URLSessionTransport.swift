@@ -125,14 +125,14 @@ struct URLSessionTransport: RestrictedThreadTransport {
     ) {
         var urlRequest = urlRequest
         let timeout = urlRequest.timeoutInterval
-        #if canImport(FoundationNetworking)
-            // swift-corelibs-foundation truncates timeouts to whole seconds, so 0.5 s times out at once and 1.5 s
-            // after 1 s. Fetch keeps the exact timeout itself and gives URLSession the next whole second.
-            if timeout > 0, timeout.rounded(.up) != timeout {
-                urlRequest.timeoutInterval = timeout.rounded(.up)
-                call.endWithTimeout(after: timeout)
-            }
-        #endif
+        if timeout > 0, timeout <= Self.longestTimer {
+            // A request's timeout is the whole exchange, as on libcurl: Fetch ends the call then itself. URLSession's
+            // own is how long the server may stay silent (a server that sends a byte a second would hold the call
+            // forever), and swift-corelibs-foundation truncates it to whole seconds; it is set past Fetch's, so that
+            // Fetch's deadline always comes first.
+            urlRequest.timeoutInterval = timeout.rounded(.up) + 1
+            call.endWithTimeout(after: timeout)
+        }
         let answered: TaskCall.Answered = { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
             guard let ending = call.finish() else {
@@ -152,16 +152,29 @@ struct URLSessionTransport: RestrictedThreadTransport {
             defer { ending.release() }
             completion(answer)
         }
+        call.whenAnswered(answered)
         let task: URLSessionDataTask
-        if urlSession.delegate === tasks {
+        if collectsBodies {
             // The delegate collects the body, counting it as it arrives.
             task = urlSession.dataTask(with: urlRequest)
-            call.whenAnswered(answered)
         } else {
             task = urlSession.dataTask(with: urlRequest, completionHandler: answered)
         }
         task.delegate = tasks
         call.start(task) { error in completion(.failure(error)) }
+    }
+
+    /// The longest timeout Fetch keeps a timer for, in seconds (a year): a longer one is no deadline at all.
+    private static let longestTimer: TimeInterval = 365 * 24 * 3600
+
+    /// Whether the tasks' delegate sees each body arrive, to count it against the limit: on Apple platforms a task's
+    /// own delegate does on any `URLSession`; swift-corelibs-foundation tells only the `URLSession`'s delegate.
+    private var collectsBodies: Bool {
+        #if canImport(FoundationNetworking)
+            urlSession.delegate === tasks
+        #else
+            true
+        #endif
     }
 
     func stream(
@@ -234,6 +247,15 @@ struct TaskCall: Cancellable {
         /// The head of a response whose body is whole once `length` bytes have arrived, so that the call can be
         /// answered then (see ``TaskCall/receive(head:)``).
         var knownLength: (head: HTTPURLResponse, length: Int)?
+
+        /// Lets go of what reports the answer, once the call has ended: `answered` keeps the call itself (and the
+        /// caller's completion), so a call that a cancel or the timeout ended would otherwise never be freed.
+        mutating func forgetAnswer() {
+            timer = nil
+            answered = nil
+            body = Data()
+            knownLength = nil
+        }
     }
 
     /// What a chunk of the body did to the call.
@@ -283,7 +305,8 @@ struct TaskCall: Cancellable {
         self.limit = limit
     }
 
-    /// Has the session's delegate collect the body and call `answered` when the task completes.
+    /// Sets what reports the answer: the session's delegate calls it once the task completes, when it collects the
+    /// body, and an authentication challenge that ends the call does (see ``TaskDelegate``).
     func whenAnswered(_ answered: @escaping Answered) {
         state.withLock { $0.answered = answered }
     }
@@ -358,7 +381,8 @@ struct TaskCall: Cancellable {
         }
     }
 
-    /// The task completed: hands its body, response and error to what ``whenAnswered(_:)`` set.
+    /// The task completed (or a challenge answered it): hands its body so far, response and error to what
+    /// ``whenAnswered(_:)`` set.
     func complete(response: URLResponse?, error: (any Error)?) {
         let (answered, body) = state.withLock { state in
             defer {
@@ -367,7 +391,19 @@ struct TaskCall: Cancellable {
             }
             return (state.answered, state.body)
         }
-        answered?(error == nil ? body : nil, response, error)
+        guard let error else {
+            answered?(body, response, nil)
+            return
+        }
+        answered?(nil, response, Exchange.transferError(error, head: response, received: body.count))
+    }
+
+    /// Forgets the body so far, for a task that sends its request again (answering a challenge with a credential).
+    func discardBody() {
+        state.withLock { state in
+            state.body = Data()
+            state.knownLength = nil
+        }
     }
 
     /// Ends the call with ``FetchError/responseTooLarge(limit:request:)`` at once, before the task can complete;
@@ -388,7 +424,7 @@ struct TaskCall: Cancellable {
                 return nil
             case .endedEarly(let error):
                 state.phase = .finished
-                defer { state.timer = nil }
+                defer { state.forgetAnswer() }
                 return (error, state.timer)
             case .running, .finished:
                 // `start` is called once, by the session, so this cannot happen; report nothing twice.
@@ -425,7 +461,7 @@ struct TaskCall: Cancellable {
                 return nil
             }
             state.phase = .finished
-            defer { state.timer = nil }
+            defer { state.forgetAnswer() }
             return Ending(
                 redirectRefusal: state.redirects.refusal, task: task, timer: state.timer, registry: registry)
         }
@@ -446,7 +482,7 @@ struct TaskCall: Cancellable {
                 return nil
             case .running(let task, let report):
                 state.phase = .finished
-                defer { state.timer = nil }
+                defer { state.forgetAnswer() }
                 return (task, report, state.timer)
             case .endedEarly, .finished:
                 return nil
@@ -566,4 +602,45 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         calls.call(for: task)?.complete(response: task.response, error: error)
     }
+
+    #if canImport(FoundationNetworking)
+        /// Answers a `401` whose `WWW-Authenticate` swift-corelibs-foundation could read, which it raises as a
+        /// challenge once the whole `401` has arrived.
+        ///
+        /// With no credential to try, corelibs up to 6.3.1 leaves the task suspended for good on
+        /// `.performDefaultHandling` (swift-corelibs-foundation issue 5456) and cancels it on the other
+        /// dispositions, so the `401` would never reach the caller. Fetch answers the call with the `401` itself, as
+        /// Apple platforms and later corelibs do, then cancels the task, which is over for Fetch. A credential of
+        /// the configuration's `urlCredentialStorage` is still tried first, and a session delegate of the app's
+        /// still decides.
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            let call = calls.call(for: task)
+            let proposed = challenge.proposedCredential
+            let failureResponse = challenge.failureResponse
+            let decided: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = {
+                disposition, credential in
+                let triesNothing =
+                    (disposition == .performDefaultHandling && proposed == nil) || disposition == .rejectProtectionSpace
+                guard triesNothing, let call, let failureResponse else {
+                    // The request goes again, with a credential: its answer's body is the one to keep.
+                    call?.discardBody()
+                    completionHandler(disposition, credential)
+                    return
+                }
+                call.complete(response: failureResponse, error: nil)
+                // The disposition cancels the task, which on corelibs waits for the queue this may run on.
+                Pipeline.parsingQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+            }
+            if let appDelegate = session.delegate as? URLSessionTaskDelegate, appDelegate !== self {
+                appDelegate.urlSession(session, task: task, didReceive: challenge, completionHandler: decided)
+            } else {
+                decided(.performDefaultHandling, nil)
+            }
+        }
+    #endif
 }

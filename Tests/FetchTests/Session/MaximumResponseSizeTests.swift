@@ -91,8 +91,10 @@ import Testing
         #expect(text == String(repeating: "compressed ", count: 200))
     }
 
-    @Test func aSessionOverAURLSessionItDidNotMakeChecksTheLimitOnceTheBodyHasArrived() async throws {
-        let urlSession = URLSession(configuration: .ephemeral)
+    /// On Linux a `URLSession` with a delegate of the app's shows the body to that delegate alone: the limit holds
+    /// there too, once the body has arrived.
+    @Test func aSessionOverAURLSessionWithTheAppsDelegateStillHoldsTheLimit() async throws {
+        let urlSession = URLSession(configuration: .ephemeral, delegate: AppDelegate(), delegateQueue: nil)
         defer { urlSession.finishTasksAndInvalidate() }
         let session = Session(session: urlSession, callbackQueue: OperationQueue(), maximumResponseSize: 1000)
         let url = server.url("/large/5000/\(UUID().uuidString)")
@@ -110,6 +112,35 @@ import Testing
     }
 
     static let childVariable = "FETCH_MEASURE_RESPONSE_LIMIT"
+    static let everyInitialiserVariable = "FETCH_MEASURE_RESPONSE_LIMIT_EVERY_INITIALISER"
+
+    /// A 200 MiB chunked body (no `Content-Length` to refuse it by) against an 8 MiB limit fails with the size
+    /// error on every initialiser that counts the body as it arrives, the README's `Session()` first, and the
+    /// process never holds much more than the limit.
+    @Test(
+        .enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"),
+        .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
+    )
+    func aHugeChunkedBodyStopsAtTheLimitOnEveryInitialiser() async throws {
+        guard
+            try await ChildTestRun.isChild(
+                running: "MaximumResponseSizeTests/aHugeChunkedBodyStopsAtTheLimitOnEveryInitialiser",
+                marking: Self.everyInitialiserVariable, within: .seconds(120))
+        else {
+            return
+        }
+        for initialiser in SessionInitialiser.countingAsItArrives {
+            let session = try initialiser.makeSession(maximumResponseSize: 8 << 20)
+            let url = server.url("/faults/chunked/\(200 << 20)")
+            let meter = try MemoryMeter()
+            let result: Result<Data, any Error> = await Result { try await session.perform(TestRequest(url)) }
+            let growth = try meter.peakGrowth()
+            expectTooLarge(8 << 20, url, from: result)
+            #expect(
+                growth < 100 << 20,
+                "\(initialiser): memory grew by \(growth >> 20) MiB reading a 200 MiB body against an 8 MiB limit")
+        }
+    }
 
     /// The test: a 300 MB body against a 10 MB limit fails, and the process grows by far less than 300 MB.
     @Test(

@@ -7,7 +7,13 @@
         /// The error for a transfer that ended with `code`: ``FetchError/timedOut(request:seconds:)`` for a timeout,
         /// ``FetchError/cancelled(request:)`` for an abort, and otherwise ``FetchError/transport(_:request:)`` with the nearest
         /// `URLError` code, `url` as its failing URL and libcurl's message as its description.
-        package static func error(for code: Int32, detail: String?, url: URL?) -> any Error {
+        ///
+        /// A transfer cut midway (`CURLE_PARTIAL_FILE`) that passes `received` (the body's bytes so far, and the
+        /// length its head announced) says so as the URLSession transport does: `the connection closed after 500 of
+        /// 1000 bytes of the body`.
+        package static func error(
+            for code: Int32, detail: String?, url: URL?, received: (bytes: Int, of: Int64?)? = nil
+        ) -> any Error {
             if Int(code) == CFCURLE_OPERATION_TIMEDOUT {
                 return FetchError.timedOut()
             }
@@ -15,6 +21,10 @@
             var message = "libcurl error \(code) (\(reason))"
             if let detail, !detail.isEmpty {
                 message += ": \(detail)"
+            }
+            if Int(code) == CFCURLE_PARTIAL_FILE, let received {
+                let of = received.of.map { $0 > 0 ? " of \($0)" : "" } ?? ""
+                message = "the connection closed after \(received.bytes)\(of) bytes of the body (\(message))"
             }
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
             if let url {

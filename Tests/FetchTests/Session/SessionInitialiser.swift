@@ -1,0 +1,56 @@
+import Fetch
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every way to make a `Session`: the tests of a guarantee that must hold on each run once per initialiser.
+enum SessionInitialiser: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// `Session(session: .shared)`: the README's `Session()`.
+    case shared
+    /// `Session(configuration:)`.
+    case configuration
+    /// `Session(session:)` over a `URLSession` with a delegate of the app's, which Fetch does not replace.
+    case appDelegate
+    #if os(Linux)
+        /// `Session(transport: .curl)`.
+        case curl
+    #endif
+
+    var testDescription: String { rawValue }
+
+    /// The initialisers over which a body is counted as it arrives: all but a `URLSession` with a delegate of the
+    /// app's on Linux, where swift-corelibs-foundation shows the chunks to that delegate alone.
+    static var countingAsItArrives: [SessionInitialiser] {
+        #if canImport(FoundationNetworking)
+            allCases.filter { $0 != .appDelegate }
+        #else
+            allCases
+        #endif
+    }
+
+    /// A session made this way, delivering on a queue of its own.
+    func makeSession(maximumResponseSize: Int = Session.defaultMaximumResponseSize) throws -> Session {
+        switch self {
+        case .shared:
+            return Session(callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+        case .configuration:
+            return Session(
+                configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+        case .appDelegate:
+            let urlSession = URLSession(configuration: .ephemeral, delegate: AppDelegate(), delegateQueue: nil)
+            return Session(
+                session: urlSession, callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+        #if os(Linux)
+            case .curl:
+                return try Session(
+                    transport: .curl, callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+        #endif
+        }
+    }
+}
+
+/// A `URLSession` delegate of an app's own, which leaves every decision to the default.
+final class AppDelegate: NSObject, URLSessionDataDelegate, Sendable {}

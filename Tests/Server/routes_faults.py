@@ -1,0 +1,79 @@
+"""Routes for the fault tests: an authentication challenge, a trickling body, a reset, a body cut midway, a chunked
+body of any size."""
+
+import socket
+import struct
+import time
+
+from test_server import route
+
+
+@route(r"/faults/basic")
+def basic(exchange, match):
+    """401 with WWW-Authenticate: Basic realm="x", whatever Authorization the request carries.
+
+    ?body=0 answers without a body (Content-Length: 0); ?close=1 closes the connection after the answer.
+    """
+    headers = {"WWW-Authenticate": 'Basic realm="x"'}
+    if exchange.query.get("close", ["0"])[0] == "1":
+        headers["Connection"] = "close"
+        exchange.close_connection = True
+    body = b"" if exchange.query.get("body", ["1"])[0] == "0" else b'{"error":true,"reason":"wrong password"}'
+    exchange.send(401, body, headers=headers)
+
+
+@route(r"/faults/trickle/(\d+)")
+def trickle(exchange, match):
+    """200 with a Content-Length of the given number of bytes, sent one byte every ?every= seconds (0.2)."""
+    total = min(int(match.group(1)), 10_000)
+    every = min(float(exchange.query.get("every", ["0.2"])[0]), 5.0)
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Content-Length", str(total))
+    exchange.end_headers()
+    exchange.wfile.flush()
+    for _ in range(total):
+        time.sleep(every)
+        exchange.wfile.write(b"x")
+        exchange.wfile.flush()
+
+
+@route(r"/faults/reset")
+def reset(exchange, match):
+    """Resets the connection (SO_LINGER 0, then close: the kernel sends RST) without answering."""
+    exchange.close_connection = True
+    exchange.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    exchange.connection.close()
+
+
+@route(r"/faults/cut")
+def cut(exchange, match):
+    """200 announcing ?length= bytes (1000), then closes the connection after ?sent= of them (500)."""
+    length = int(exchange.query.get("length", ["1000"])[0])
+    sent = min(int(exchange.query.get("sent", ["500"])[0]), length)
+    exchange.close_connection = True
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Content-Length", str(length))
+    exchange.send_header("Connection", "close")
+    exchange.end_headers()
+    exchange.wfile.write(b"c" * sent)
+    exchange.wfile.flush()
+    exchange.connection.shutdown(socket.SHUT_RDWR)
+
+
+@route(r"/faults/chunked/(\d+)")
+def chunked(exchange, match):
+    """200 with a chunked body (no Content-Length) of the given number of bytes, 1 MiB a chunk, never held whole."""
+    total = int(match.group(1))
+    block = b"z" * (1 << 20)
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Transfer-Encoding", "chunked")
+    exchange.end_headers()
+    sent = 0
+    while sent < total:
+        part = block[: min(len(block), total - sent)]
+        exchange.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+        sent += len(part)
+    exchange.wfile.write(b"0\r\n\r\n")
