@@ -44,7 +44,7 @@ public enum FetchError: Error, Sendable {
 
     /// A redirect was not followed because the session's ``RedirectPolicy`` forbids it: it would downgrade `https`
     /// to `http`, or it went past the redirect limit.
-    case redirectRefused(from: URL, to: URL, reason: String)
+    case redirectRefused(from: URL, to: URL, reason: String, request: (any Request)? = nil)
 
     /// A request that was retried failed on its last attempt; `lastError` is that attempt's error: a ``FetchError``,
     /// or the error parser's error for the last response.
@@ -116,8 +116,9 @@ extension FetchError: CustomStringConvertible {
         case .decoding(let error, let response):
             return "\(ErrorText.exchange(response)), but the body could not be decoded: \(ErrorText.describe(error))."
                 + " Body: \(ErrorText.body(response.data))"
-        case .redirectRefused(let from, let to, let reason):
-            return "Refused the redirect from \(from.absoluteString) to \(to.absoluteString): \(reason)"
+        case .redirectRefused(let from, let to, let reason, let request):
+            let target = request.map { "\(ErrorText.target($0)): r" } ?? "R"
+            return "\(target)efused the redirect from \(ErrorText.url(from)) to \(ErrorText.url(to)): \(reason)"
         case .attemptsExhausted(let attempts, let lastError, let request):
             return "\(ErrorText.target(request)): gave up after \(attempts) attempts; the last one failed: "
                 + ErrorText.describe(lastError)
@@ -173,6 +174,8 @@ extension FetchError {
             .responseTooLarge(limit: limit, request: request)
         case .lineTooLong(let limit, nil):
             .lineTooLong(limit: limit, request: request)
+        case .redirectRefused(let from, let to, let reason, nil):
+            .redirectRefused(from: from, to: to, reason: reason, request: request)
         case .attemptsExhausted(let attempts, let lastError, let named):
             .attemptsExhausted(
                 attempts: attempts, lastError: (lastError as? FetchError)?.naming(request) ?? lastError,
@@ -190,12 +193,21 @@ package enum ErrorText {
         guard let request else {
             return "The request"
         }
-        return "\(request.method) \(request.url.absoluteString)"
+        return "\(request.method) \(url(request.url))"
+    }
+
+    /// `url` as an error shows it: with any password it carries as `***`, since error messages end up in logs.
+    package static func url(_ url: URL) -> String {
+        guard url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url.absoluteString
+        }
+        components.password = "***"
+        return components.string ?? url.absoluteString
     }
 
     /// `0.5 s`, `30 s`.
     package static func seconds(_ value: TimeInterval) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+        value == value.rounded() && abs(value) < 1e15 ? "\(WireNumber.clampedInteger(value)) s" : "\(value) s"
     }
 
     /// What a transport failure of `code` means for the caller: `could not reach the server` unless it is known to

@@ -71,6 +71,15 @@ package enum Exchange {
         guard let httpResponse = urlResponse as? HTTPURLResponse else {
             return .failure(FetchError.notHTTPResponse(request: request))
         }
+        // RFC 9112 §6.3: a response whose Content-Length is not one length has no known end, and is discarded.
+        if let length = httpResponse.value(forHTTPHeaderField: "Content-Length"),
+            WireNumber.contentLength(length) == nil
+        {
+            let message = ResponseHeadParser.Failure.invalidContentLength(length).description
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+            userInfo[NSURLErrorFailingURLErrorKey] = httpResponse.url
+            return .failure(FetchError.transport(URLError(.badServerResponse, userInfo: userInfo), request: request))
+        }
         let response = Response(httpResponse: httpResponse, data: data, originalRequest: request)
         return .success(response)
     }

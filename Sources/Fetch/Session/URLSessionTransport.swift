@@ -140,7 +140,7 @@ struct URLSessionTransport: RestrictedThreadTransport {
             }
             let answer: Result<Response, any Error> =
                 if let refusal = ending.redirectRefusal {
-                    .failure(refusal)
+                    .failure(refusal.naming(request))
                 } else if let data, data.count > call.limit {
                     // Read whole by a `URLSession` Fetch is not the delegate of: the limit holds, but only now.
                     .failure(FetchError.responseTooLarge(limit: call.limit, request: request))
@@ -496,15 +496,17 @@ struct TaskCall: Cancellable {
         guard !cancellingTaskLater else {
             // In a delegate call: on swift-corelibs-foundation it runs on the queue that `cancel()` synchronises
             // with, and where no middleware may run.
-            let (task, report) = (ended.task, ended.report)
-            Pipeline.parsingQueue.async {
-                task.cancel()
-                report(error)
-            }
+            let report = ended.report
+            Pipeline.parsingQueue.async { report(error) }
+            let task = ended.task
+            DispatchQueue.global(qos: .utility).async { task.cancel() }
             return
         }
-        ended.task.cancel()
+        // The caller hears first: on swift-corelibs-foundation `cancel()` waits for the session's queue, which a
+        // server can keep busy (a head that never ends), and the call is over for Fetch either way.
         ended.report(error)
+        let task = ended.task
+        DispatchQueue.global(qos: .utility).async { task.cancel() }
     }
 
     /// The request to follow a redirect with under `policy`, or `nil` to stop there.

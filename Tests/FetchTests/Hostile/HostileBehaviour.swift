@@ -59,11 +59,27 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
     /// midway must not mean one thing on URLSession and another on libcurl.
     let failsAlikeOnEveryFace: Bool
 
-    init(_ name: String, _ call: Call, _ expectation: Expectation, failsAlikeOnEveryFace: Bool = false) {
+    /// A defect of swift-corelibs-foundation that kills the process on a URLSession face, which no code above
+    /// URLSession can avoid: the behaviour is then a known issue there, until a toolchain with the fix (see
+    /// ``HostileServerTests``).
+    let urlSessionDefect: String?
+
+    /// Whether, on a URLSession face, the behaviour keeps swift-corelibs-foundation's one queue for every
+    /// `URLSession` of the process busy past the call's end: a head of endless or many thousands of fields, which
+    /// corelibs copies line by line, or a gzip bomb it inflates, so that the task's cancel waits. The call itself ends at its timeout; the
+    /// behaviour runs in a child of its own there, so that the wait does not fall on the next behaviour.
+    let holdsURLSessionQueue: Bool
+
+    init(
+        _ name: String, _ call: Call, _ expectation: Expectation, failsAlikeOnEveryFace: Bool = false,
+        urlSessionDefect: String? = nil, holdsURLSessionQueue: Bool = false
+    ) {
+        self.holdsURLSessionQueue = holdsURLSessionQueue
         self.name = name
         self.call = call
         self.expectation = expectation
         self.failsAlikeOnEveryFace = failsAlikeOnEveryFace
+        self.urlSessionDefect = urlSessionDefect
     }
 
     /// A behaviour called with a plain GET.
@@ -86,15 +102,18 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
         HostileBehaviour("status-000", .failure),
         HostileBehaviour("status-1000", .failure),
         HostileBehaviour("status-negative", .failure),
-        HostileBehaviour("status-line-then-close", .failure),
+        HostileBehaviour(
+            "status-line-then-close", .get, .failure,
+            urlSessionDefect: "swift-corelibs-foundation #5285: a transfer that ends after the status line traps in "
+                + "_NativeProtocol.transferCompleted (fixed for Swift 6.4)"),
         HostileBehaviour("version-unknown", .eitherOutcome),
         // Header lines and heads.
         HostileBehaviour("header-no-colon", .eitherOutcome),
         HostileBehaviour("header-nul", .eitherOutcome),
         HostileBehaviour("header-non-utf8", .eitherOutcome),
         HostileBehaviour("header-10mb", .failure),
-        HostileBehaviour("headers-100k", .eitherOutcome),
-        HostileBehaviour("head-endless", .failure),
+        HostileBehaviour("headers-100k", .get, .eitherOutcome, holdsURLSessionQueue: true),
+        HostileBehaviour("head-endless", .get, .failure, holdsURLSessionQueue: true),
         HostileBehaviour("head-trickle", .failure),
         // Content-Length.
         HostileBehaviour("cl-negative", .failure),
@@ -116,10 +135,10 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
         HostileBehaviour("chunked-with-cl", .eitherOutcome),
         HostileBehaviour("chunk-missing-final", .failure, failsAlikeOnEveryFace: true),
         HostileBehaviour("chunk-ext-1mb", .eitherOutcome),
-        HostileBehaviour("chunk-trailers-endless", .failure),
+        HostileBehaviour("chunk-trailers-endless", .get, .failure, holdsURLSessionQueue: true),
         HostileBehaviour("chunk-size-huge", .failure),
         // Content-Encoding: a gzip body of 1 GiB of zeros is caught at the limit, or passed on undecoded.
-        HostileBehaviour("gzip-bomb", .eitherOutcome),
+        HostileBehaviour("gzip-bomb", .get, .eitherOutcome, holdsURLSessionQueue: true),
         HostileBehaviour("gzip-garbage", .eitherOutcome),
         // Connections.
         HostileBehaviour("close-before-any-byte", .failure),

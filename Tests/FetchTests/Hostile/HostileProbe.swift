@@ -22,7 +22,9 @@ enum HostileProbe {
         let url = try server.url(path, credentials: behaviour.call == .getWithURLCredentials)
         let method: HTTPMethod = behaviour.call == .post ? .post : .get
         let (session, finish) = try face.makeSession()
-        defer { finish() }
+        // Not on this thread: corelibs' `invalidateAndCancel()` waits for its queue, which a behaviour may keep busy
+        // after the call has ended (see ``HostileBehaviour/holdsURLSessionQueue``).
+        defer { DispatchQueue.global().async(execute: finish) }
         let meter = try MemoryMeter()
         let started = ContinuousClock.now
         let measured: @Sendable () -> HostileResult = {

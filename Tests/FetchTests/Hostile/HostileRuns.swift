@@ -27,10 +27,15 @@ actor HostileRuns {
 
     private static func runEveryBehaviour(on face: SessionFace) async -> [String: HostileVerdict] {
         let behaviours = HostileBehaviour.selected
+        let alone = behaviours.filter { face.isURLSession && $0.holdsURLSessionQueue }
+        let shared = behaviours.filter { !(face.isURLSession && $0.holdsURLSessionQueue) }
         let verdicts = await withTaskGroup(of: [String: HostileVerdict].self) { group in
             for share in 0..<childrenPerFace {
-                let names = behaviours.indices.filter { $0 % childrenPerFace == share }.map { behaviours[$0].name }
+                let names = shared.indices.filter { $0 % childrenPerFace == share }.map { shared[$0].name }
                 group.addTask { await run(names, on: face) }
+            }
+            for behaviour in alone {
+                group.addTask { await run([behaviour.name], on: face) }
             }
             var all: [String: HostileVerdict] = [:]
             for await verdicts in group {

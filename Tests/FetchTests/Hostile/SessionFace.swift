@@ -23,6 +23,16 @@ enum SessionFace: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// Whether the face reads responses through `URLSession` (swift-corelibs-foundation on Linux).
+    var isURLSession: Bool {
+        switch self {
+        case .shared, .configuration, .callersURLSession: true
+        #if os(Linux)
+            case .curl: false
+        #endif
+        }
+    }
+
     /// A new session of this face with the suite's ``HostileBounds/maximumResponseSize``, and what to do once the
     /// behaviour is over (let the caller's own `URLSession` go).
     func makeSession() throws -> (session: Session, finish: @Sendable () -> Void) {

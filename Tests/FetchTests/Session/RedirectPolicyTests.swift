@@ -162,10 +162,11 @@ import Testing
         await #expect {
             let _: Echo = try await session.perform(TestRequest(twice))
         } throws: { error in
-            guard case FetchError.redirectRefused(_, _, let reason) = error else {
+            guard case FetchError.redirectRefused(_, _, let reason, _) = error else {
                 return false
             }
-            return reason == "more than 1 redirects" && "\(error)".contains("Refused the redirect from")
+            return reason == "more than 1 redirects"
+                && "\(error)".contains("GET \(twice.absoluteString): refused the redirect from")
         }
     }
 

@@ -28,6 +28,8 @@
         /// Why the head was refused, which ended the transfer.
         private var headFailure: ResponseHeadParser.Failure?
         private var body = Data()
+        /// The body's bytes received so far, streamed ones included: what a cut body's error reports.
+        private var bodyBytesReceived = 0
         /// Whether the body grew past the job's limit, which ended the transfer.
         private var isTooLarge = false
         /// Whether a streamed exchange has delivered its head.
@@ -281,6 +283,7 @@
             case .stream(let receive):
                 receive(.data(Data(bytes)))
             }
+            bodyBytesReceived &+= bytes.count  // a count of bytes in memory or handed on: it cannot overflow
             return true
         }
 
@@ -381,7 +384,10 @@
                 return .failure(Self.badServerResponse(refusal, url: url))
             }
             guard code == CFCURLE_OK else {
-                return .failure(CurlFailure.error(for: code, detail: easy.errorMessage, url: url))
+                let declared = makeHead()?.value(forHeader: "Content-Length").flatMap(WireNumber.contentLength)
+                return .failure(
+                    CurlFailure.error(
+                        for: code, detail: easy.errorMessage, url: url, received: (bodyBytesReceived, declared)))
             }
             // libcurl 7.88 ends a transfer whose connection closed after a status line, but before the blank line
             // that ends the head, as a success.
