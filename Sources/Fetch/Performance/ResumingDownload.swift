@@ -457,6 +457,17 @@ final class ResumingDownload: TransferTracking, Cancellable {
             case finish
             case end(Result<Response, any Error>, keepsPartial: Bool)
         }
+        /// After an attempt that failed with `failure`: the next attempt after its wait, or the end, keeping the
+        /// partial file, with `failure` itself after one attempt and ``FetchError/attemptsExhausted`` after more.
+        func retryOrEnd(_ failure: any Error, _ state: inout State) -> Next {
+            if let wait = attemptEnded(.failure(failure), state: &state) {
+                return .attemptAfter(wait)
+            }
+            let attempts = state.attempts
+            return .end(
+                .failure(attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: failure) : failure),
+                keepsPartial: true)
+        }
         let next = state.withLock { state -> Next in
             guard case .running(let current) = state.phase, current === task else {
                 return .nothing
@@ -464,15 +475,7 @@ final class ResumingDownload: TransferTracking, Cancellable {
             state.deadline?.cancel()
             state.deadline = nil
             if let timeout = state.timedOutAfter {
-                let failure = FetchError.timedOut(request: request, seconds: timeout)
-                if let wait = attemptEnded(.failure(failure), state: &state) {
-                    return .attemptAfter(wait)
-                }
-                let attempts = state.attempts
-                return .end(
-                    .failure(
-                        attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: failure) : failure),
-                    keepsPartial: true)
+                return retryOrEnd(FetchError.timedOut(request: request, seconds: timeout), &state)
             }
             if let refusal = state.redirects.refusal {
                 return .end(.failure(refusal), keepsPartial: true)
@@ -504,15 +507,8 @@ final class ResumingDownload: TransferTracking, Cancellable {
                 }
                 return .end(outcome.flatMap(parse), keepsPartial: false)
             case .nothing, .body, .errorBody:
-                let failure = Self.transportError(error, midBody: state.reception == .body, timeout: request.timeout)
-                if let wait = attemptEnded(.failure(failure), state: &state) {
-                    return .attemptAfter(wait)
-                }
-                let attempts = state.attempts
-                return .end(
-                    .failure(
-                        attempts > 1 ? FetchError.attemptsExhausted(attempts: attempts, lastError: failure) : failure),
-                    keepsPartial: true)
+                return retryOrEnd(
+                    Self.transportError(error, midBody: state.reception == .body, timeout: request.timeout), &state)
             }
         }
         flush()

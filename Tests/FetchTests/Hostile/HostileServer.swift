@@ -8,42 +8,15 @@ final class HostileServer: Sendable {
     /// `http://127.0.0.1:<port>`.
     let baseURL: URL
 
-    /// Holds the write end of the server's standard input open for as long as this process lives.
-    private let stdinPipe: Pipe
-    private let process: Process
+    /// The running script, which lives as long as this server.
+    private let server: PythonServerProcess
 
     init() throws {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Hostile
-            .deletingLastPathComponent()  // FetchTests
-            .deletingLastPathComponent()  // Tests
-            .appendingPathComponent("Server/hostile_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", script.path]
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        try process.run()
-        // The first line, read on this thread: the server prints it at once, and exits (ending the read) if it
-        // cannot start.
-        var line = Data()
-        while let byte = try stdoutPipe.fileHandleForReading.read(upToCount: 1), let first = byte.first,
-            first != UInt8(ascii: "\n")
-        {
-            line.append(first)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)),
-            let baseURL = URL(string: "http://127.0.0.1:\(port)")
-        else {
-            process.terminate()
-            throw TestServerError("python3 \(script.path) did not start; its first line was \(text.debugDescription)")
+        server = try PythonServerProcess(script: "hostile_server.py")
+        guard let baseURL = URL(string: "http://127.0.0.1:\(server.port)") else {
+            throw TestServerError("no URL for the hostile server's port \(server.port)")
         }
         self.baseURL = baseURL
-        self.stdinPipe = stdinPipe
-        self.process = process
     }
 
     /// The path (with its query) of `behaviour` for the run `run`: `/hostile/<name>?run=<run>`.

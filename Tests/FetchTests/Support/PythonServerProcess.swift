@@ -1,0 +1,41 @@
+import Foundation
+
+/// A loopback server of `Tests/Server/` run as `python3 -u <script> <arguments>`, which prints `PORT <n>` on its
+/// first line once it listens and exits when its standard input closes, that is when this process ends, however it
+/// ends (a crash included).
+struct PythonServerProcess: Sendable {
+    let port: Int
+    /// Holds the write end of the server's standard input open for as long as this value lives.
+    let stdinPipe: Pipe
+    let process: Process
+
+    /// Starts `script` (a file name in `Tests/Server/`) and waits for its port, read on this thread: the server
+    /// prints it at once, and exits (ending the read) if it cannot start.
+    init(script name: String, arguments: [String] = []) throws {
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // Support
+            .deletingLastPathComponent()  // FetchTests
+            .deletingLastPathComponent()  // Tests
+            .appendingPathComponent("Server/\(name)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-u", script.path] + arguments
+        let stdinPipe = Pipe()
+        let stdoutPipe = Pipe()
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        try process.run()
+        var line = Data()
+        while let byte = try stdoutPipe.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            process.terminate()
+            throw TestServerError("python3 \(script.path) did not start; its first line was \(text.debugDescription)")
+        }
+        self.port = port
+        self.stdinPipe = stdinPipe
+        self.process = process
+    }
+}
