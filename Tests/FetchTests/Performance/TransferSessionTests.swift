@@ -12,7 +12,7 @@ struct Received: Decodable, Parsable {
     let received: Int
 }
 
-/// Serialized, so that the memory the large download measures is not another transfer's of this suite.
+/// Serialized: transfers that share a server and a directory, one at a time.
 @Suite(.serialized) struct TransferSessionTests {
     let server: TestServer
     let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
@@ -33,45 +33,6 @@ struct Received: Decodable, Parsable {
             return nil
         }
         return kilobytes * 1024
-    }
-
-    // Thread Sanitizer's shadow memory grows with every byte touched, so the bound would measure TSan, not Fetch.
-    @Test(
-        .enabled(if: Self.residentBytes() != nil, "needs /proc/self/status (Linux)"),
-        .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
-    )
-    func downloadsTwoHundredMegabytesInFlatMemory() async throws {
-        let size = 200 << 20
-        let destination = directory.appending(path: "large.bin")
-        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
-        let baseline = try #require(Self.residentBytes())
-        // At 200 MiB/s, faster than most networks: swift-corelibs-foundation holds each chunk until its progress
-        // callback has run on the delegate queue, so a CPU-starved process receiving from loopback at over 1 GiB/s
-        // can queue up much of the body in memory before the delegate catches up.
-        let download = transfers.download(
-            TestRequest(server.url("/large/\(size)/\(UUID().uuidString)?rate=200")), to: destination)
-
-        var values: [TransferProgress] = []
-        var peak = baseline
-        for await progress in download.progress {
-            values.append(progress)
-            if values.count % 16 == 0 {
-                peak = max(peak, Self.residentBytes() ?? 0)
-            }
-        }
-        peak = max(peak, Self.residentBytes() ?? 0)
-        let response = try await download.value
-
-        #expect(response.status == 200)
-        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
-        #expect((attributes[.size] as? Int) == size)
-        let growth = peak - baseline
-        #expect(growth < 80 << 20, "memory grew by \(growth >> 20) MiB while downloading \(size >> 20) MiB")
-        let last = try #require(values.last)
-        #expect(last == TransferProgress(completedBytes: Int64(size), expectedBytes: Int64(size)))
-        #expect(values.count > 2)
-        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
-        #expect(values.allSatisfy { $0.expectedBytes == Int64(size) })
     }
 
     @Test func downloadsThroughTheCallbackFormWithMonotonicProgress() async throws {

@@ -1,0 +1,64 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+/// A 200 MiB download in flat memory, measured in a process of its own (``ChildSuiteRun``): in the full suite the
+/// tests running beside it allocate too, and the process's resident memory would count theirs.
+@Suite struct TransferSessionMemoryTests {
+    static let childVariable = "FETCH_MEASURE_TRANSFER_MEMORY"
+
+    let server: TestServer
+    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+    let directory: URL
+
+    init() throws {
+        server = try TestServer.running()
+        directory = FileManager.default.temporaryDirectory.appending(path: "fetch-transfers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    // Thread Sanitizer's shadow memory grows with every byte touched, so the bound would measure TSan, not Fetch.
+    @Test(
+        .enabled(if: ChildSuiteRun.isAvailable, "needs /proc/self/status and /proc/self/exe (Linux)"),
+        .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
+    )
+    func downloadsTwoHundredMegabytesInFlatMemory() async throws {
+        guard ChildSuiteRun.isChild(Self.childVariable) else {
+            try await ChildSuiteRun.run(
+                suite: "TransferSessionMemoryTests", variable: Self.childVariable, timeout: .seconds(120))
+            return
+        }
+        let size = 200 << 20
+        let destination = directory.appending(path: "large.bin")
+        defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
+        let baseline = try #require(TransferSessionTests.residentBytes())
+        // At 200 MiB/s, faster than most networks: swift-corelibs-foundation holds each chunk until its progress
+        // callback has run on the delegate queue, so a CPU-starved process receiving from loopback at over 1 GiB/s
+        // can queue up much of the body in memory before the delegate catches up.
+        let download = transfers.download(
+            TestRequest(server.url("/large/\(size)/\(UUID().uuidString)?rate=200")), to: destination)
+
+        var values: [TransferProgress] = []
+        var peak = baseline
+        for await progress in download.progress {
+            values.append(progress)
+            if values.count % 16 == 0 {
+                peak = max(peak, TransferSessionTests.residentBytes() ?? 0)
+            }
+        }
+        peak = max(peak, TransferSessionTests.residentBytes() ?? 0)
+        let response = try await download.value
+
+        #expect(response.status == 200)
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        #expect((attributes[.size] as? Int) == size)
+        let growth = peak - baseline
+        #expect(growth < 80 << 20, "memory grew by \(growth >> 20) MiB while downloading \(size >> 20) MiB")
+        let last = try #require(values.last)
+        #expect(last == TransferProgress(completedBytes: Int64(size), expectedBytes: Int64(size)))
+        #expect(values.count > 2)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
+        #expect(values.allSatisfy { $0.expectedBytes == Int64(size) })
+    }
+}
