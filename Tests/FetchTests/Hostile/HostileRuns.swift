@@ -10,14 +10,22 @@ actor HostileRuns {
     static let shared = HostileRuns()
 
     private var runs: [SessionFace: Task<[String: HostileVerdict], Never>] = [:]
+    /// The run started last: each face's run waits for it, so that one face's children run at a time and leave the
+    /// rest of the suite some of the two cores.
+    private var lastRun: Task<[String: HostileVerdict], Never>?
 
     /// The verdict of every behaviour on `face`, by name.
     func verdicts(for face: SessionFace) async -> [String: HostileVerdict] {
         if let run = runs[face] {
             return await run.value
         }
-        let run = Task { await Self.runEveryBehaviour(on: face) }
+        let previous = lastRun
+        let run = Task {
+            _ = await previous?.value
+            return await Self.runEveryBehaviour(on: face)
+        }
         runs[face] = run
+        lastRun = run
         return await run.value
     }
 

@@ -32,7 +32,7 @@ import Testing
         let size = 200 << 20
         let destination = directory.appending(path: "large.bin")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
-        let baseline = try #require(TransferSessionTests.residentBytes())
+        let baseline = try #require(Self.residentBytes())
         // At 200 MiB/s, faster than most networks: swift-corelibs-foundation holds each chunk until its progress
         // callback has run on the delegate queue, so a CPU-starved process receiving from loopback at over 1 GiB/s
         // can queue up much of the body in memory before the delegate catches up.
@@ -44,10 +44,10 @@ import Testing
         for await progress in download.progress {
             values.append(progress)
             if values.count % 16 == 0 {
-                peak = max(peak, TransferSessionTests.residentBytes() ?? 0)
+                peak = max(peak, Self.residentBytes() ?? 0)
             }
         }
-        peak = max(peak, TransferSessionTests.residentBytes() ?? 0)
+        peak = max(peak, Self.residentBytes() ?? 0)
         let response = try await download.value
 
         #expect(response.status == 200)
@@ -60,5 +60,16 @@ import Testing
         #expect(values.count > 2)
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
         #expect(values.allSatisfy { $0.expectedBytes == Int64(size) })
+    }
+
+    /// The process's resident memory in bytes, from `/proc/self/status` (`nil` where there is no `/proc`).
+    static func residentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),  // nil: not Linux
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else {
+            return nil
+        }
+        return kilobytes * 1024
     }
 }

@@ -24,17 +24,6 @@ struct Received: Decodable, Parsable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    /// The process's resident memory in bytes, from `/proc/self/status` (`nil` where there is no `/proc`).
-    static func residentBytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),  // nil: not Linux
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-        else {
-            return nil
-        }
-        return kilobytes * 1024
-    }
-
     @Test func downloadsThroughTheCallbackFormWithMonotonicProgress() async throws {
         let size = 3 << 20
         let destination = directory.appending(path: "callback.bin")

@@ -304,12 +304,12 @@
         }
     }
 
-    /// Waits until `condition` holds, checking every 20 ms for at most 10 seconds.
-    func waitUntil(_ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(10)
+    /// Waits until `condition` holds, checking every 20 ms for at most `seconds` (10 unless given).
+    func waitUntil(within seconds: TimeInterval = 10, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
         while try await !condition() {
             guard Date() < deadline else {
-                throw TestServerError("the condition did not hold within 10 s")
+                throw TestServerError("the condition did not hold within \(seconds) s")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -101,7 +101,8 @@
                 executable: executable, port: try JSONDecoder().decode(Port.self, from: data).port,
                 requestsPerConnection: requestsPerConnection)
             let ready = nginx.baseURL.appendingPathComponent("ready")
-            try await waitUntil { (try? await transport.get(ready).get()) != nil }
+            // Up to 30 s: nginx's start beside the rest of the suite on two busy cores (it took 10 s and more there).
+            try await waitUntil(within: 30) { (try? await transport.get(ready).get()) != nil }
             return nginx
         }
 
