@@ -11,12 +11,14 @@ import Foundation
 /// them back on later hops. On Linux, a plain `URLSession` forwards `Authorization: Bearer …` from
 /// `http://127.0.0.1:8080` to `http://localhost:8080`; a `Session` does not.
 public struct RedirectPolicy: Sendable {
-    /// The most redirects one request follows; the next one fails with ``FetchError/redirectRefused(from:to:reason:)``.
-    /// `0` follows none: the caller receives the 3xx response itself. The default is 10.
+    /// The most redirects one request follows; the next one fails with
+    /// ``FetchError/redirectRefused(from:to:reason:request:)``. `0` follows none: the caller receives the 3xx response
+    /// itself. The default is 10.
     public var maximumRedirects: Int
 
     /// Whether a redirect from `https` to `http` is followed. The default is `false`: it fails with
-    /// ``FetchError/redirectRefused(from:to:reason:)``, so that nothing sent over TLS is repeated in clear text.
+    /// ``FetchError/redirectRefused(from:to:reason:request:)``, so that nothing sent over TLS is repeated in clear
+    /// text.
     public var allowsInsecureRedirects: Bool
 
     /// Header fields removed from a request redirected to another origin, matched case-insensitively. The default is
@@ -48,7 +50,7 @@ public struct RedirectPolicy: Sendable {
         case follow(URLRequest)
         /// Do not follow it; the caller receives the 3xx response.
         case stop
-        /// Do not follow it; the call fails with ``FetchError/redirectRefused(from:to:reason:)``.
+        /// Do not follow it; the call fails with ``FetchError/redirectRefused(from:to:reason:request:)``.
         case refuse(reason: String)
     }
 
