@@ -72,8 +72,10 @@ import Testing
         #expect(log.connections[1].lastEventID == "2")
         #expect(log.connections[2].lastEventID == "4")
         #expect(log.connections.allSatisfy { $0.accept == "text/event-stream" && $0.cacheControl == "no-cache" })
+        // Below the policy's own 60 s is what tells the server's retry was honoured. The wait is measured at the
+        // shared server, which the Thread Sanitizer run on two cores has kept from the next connection for 35 s.
         let wait = log.connections[1].at - log.connections[0].at
-        #expect(wait >= 0.4 && wait < 30, "reconnected after \(wait) s")
+        #expect(wait >= 0.4 && wait < 55, "reconnected after \(wait) s")
     }
 
     @Test(arguments: SessionTransport.allCases)
