@@ -234,12 +234,19 @@ package struct ResponseHeadParser: Sendable {
         }
     }
 
-    /// Fails the final head when its `Content-Length` is there and not one valid length.
+    /// Fails the final head when it has a `Content-Length` that is not one valid length: every field of that name,
+    /// whatever its case (each spelling is a key of its own in ``headerFields``), must give the same length.
     private func checkContentLength() throws(Failure) {
-        let value =
-            headerFields["Content-Length"] ?? headerFields["content-length"]
-            ?? headerFields.first { $0.key.utf8.count == 14 && $0.key.lowercased() == "content-length" }?.value
-        if let value, WireNumber.contentLength(value) == nil {
+        var lengths: [String] = []
+        for (name, value) in headerFields where name.utf8.count == 14 && name.lowercased() == "content-length" {
+            lengths.append(value)
+        }
+        guard !lengths.isEmpty else {
+            return
+        }
+        // In a fixed order, so that the error quotes the same value whichever order the dictionary holds them in.
+        let value = lengths.count == 1 ? lengths[0] : lengths.sorted().joined(separator: ", ")
+        if WireNumber.contentLength(value) == nil {
             throw .invalidContentLength(value)
         }
     }
