@@ -28,7 +28,9 @@ let package = Package(
         // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and
         // reproducers.
         .target(name: "FetchFuzzing", dependencies: ["Fetch"], path: "Fuzz/Properties"),
-        .testTarget(name: "FetchTests", dependencies: ["Fetch", "FetchTesting", "FetchFuzzing"]),
+        // The loopback servers the tests start (Python, standard library only) live in Support/Server.
+        .testTarget(
+            name: "FetchTests", dependencies: ["Fetch", "FetchTesting", "FetchFuzzing"], exclude: ["Support/Server"]),
         // README-CLAIMS.md maps each claim of the README to the test that proves it.
         .testTarget(name: "ReadmeTests", dependencies: ["Fetch", "FetchTesting"], exclude: ["README-CLAIMS.md"]),
         // The example: a command-line client of a demo company API. Its data and the Python demo server that

@@ -48,11 +48,11 @@ import Testing
     /// "the tests start a small Python server", "Python 3, standard library only" (the demo server), "`python3` (the
     /// standard library only) for the loopback test server".
     @Test func thePythonServersImportOnlyTheStandardLibrary() throws {
-        let scripts = ["Tests/Server", "Examples/FetchExample"].flatMap { folder in
+        let scripts = ["Tests/FetchTests/Support/Server", "Examples/FetchExample"].flatMap { folder in
             (try? FileManager.default.contentsOfDirectory(atPath: Self.root.appending(path: folder).path))?
                 .filter { $0.hasSuffix(".py") }.map { "\(folder)/\($0)" } ?? []
         }
-        #expect(scripts.contains("Tests/Server/test_server.py"))
+        #expect(scripts.contains("Tests/FetchTests/Support/Server/test_server.py"))
         #expect(scripts.contains("Examples/FetchExample/demo_server.py"))
         let check = """
             import ast, sys

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// One thing the hostile server (`Tests/Server/hostile_server.py`) does at `/hostile/<name>`, how the suite calls
+/// One thing the hostile server (`Tests/FetchTests/Support/Server/hostile_server.py`) does at `/hostile/<name>`, how the suite calls
 /// it, and what Fetch must make of it.
 ///
 /// Whatever the expectation, every behaviour must leave the process alive, end within ``HostileBounds/timeBound``

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The hostile loopback server of `Tests/Server/hostile_server.py`, one per child process of the hostile suite.
+/// The hostile loopback server of `Tests/FetchTests/Support/Server/hostile_server.py`, one per child process of the hostile suite.
 ///
 /// Started the way ``TestServer`` starts `test_server.py`: it prints its port on its first line, and exits when its
 /// standard input closes, that is when this process ends, however it ends (a crash included).

@@ -11,7 +11,7 @@ import Testing
 /// Issue 23's hostile-server suite: no server can crash Fetch, hold a call past its timeout, or make the process
 /// buffer without bound, on any `Session` face.
 ///
-/// Every behaviour of `Tests/Server/hostile_server.py` (``HostileBehaviour/all``) runs on every face
+/// Every behaviour of `Tests/FetchTests/Support/Server/hostile_server.py` (``HostileBehaviour/all``) runs on every face
 /// (``SessionFace``) in a child process per face, with a 3 s timeout and an 8 MiB `maximumResponseSize`. Each test
 /// case here is one face and one behaviour, and asserts what the child measured: the process lived, the call ended
 /// as expected (a `FetchError` naming the request, or the right success), within ``HostileBounds/timeBound``, and

@@ -1,7 +1,7 @@
 import Fetch
 import Foundation
 
-/// Runs `Tests/Server/validate_har.py`, an independent HAR 1.2 checker written in Python with its standard library,
+/// Runs `Tests/FetchTests/Support/Server/validate_har.py`, an independent HAR 1.2 checker written in Python with its standard library,
 /// on a file.
 enum HARValidator {
     /// What the checker printed, and whether it found the file valid.
@@ -14,8 +14,6 @@ enum HARValidator {
     static func check(_ file: URL) throws -> Verdict {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // FetchTests
-            .deletingLastPathComponent()  // Tests
             .appendingPathComponent("Server/validate_har.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

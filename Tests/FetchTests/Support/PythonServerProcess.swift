@@ -1,6 +1,6 @@
 import Foundation
 
-/// A loopback server of `Tests/Server/` run as `python3 -u <script> <arguments>`, which prints `PORT <n>` on its
+/// A loopback server of `Tests/FetchTests/Support/Server/` run as `python3 -u <script> <arguments>`, which prints `PORT <n>` on its
 /// first line once it listens and exits when its standard input closes, that is when this process ends, however it
 /// ends (a crash included).
 struct PythonServerProcess: Sendable {
@@ -9,13 +9,11 @@ struct PythonServerProcess: Sendable {
     let stdinPipe: Pipe
     let process: Process
 
-    /// Starts `script` (a file name in `Tests/Server/`) and waits for its port, read on this thread: the server
+    /// Starts `script` (a file name in `Tests/FetchTests/Support/Server/`) and waits for its port, read on this thread: the server
     /// prints it at once, and exits (ending the read) if it cannot start.
     init(script name: String, arguments: [String] = []) throws {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // FetchTests
-            .deletingLastPathComponent()  // Tests
             .appendingPathComponent("Server/\(name)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The loopback HTTP server of `Tests/Server/test_server.py`, started once for the whole test process.
+/// The loopback HTTP server of `Tests/FetchTests/Support/Server/test_server.py`, started once for the whole test process.
 ///
 /// The server exits when its standard input closes, that is when this process ends, so no test has to stop it and
 /// a crashed test run leaves nothing behind.
@@ -53,8 +53,6 @@ final class TestServer: Sendable {
     private init() throws {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // FetchTests
-            .deletingLastPathComponent()  // Tests
             .appendingPathComponent("Server/test_server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

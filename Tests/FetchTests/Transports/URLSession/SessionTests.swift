@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `Session` end to end against the loopback test server (`Tests/Server/test_server.py`).
+/// `Session` end to end against the loopback test server (`Tests/FetchTests/Support/Server/test_server.py`).
 @Suite struct SessionTests {
     let server: TestServer
     let callbackQueue = OperationQueue()

@@ -1,7 +1,7 @@
 #if os(Linux)
     import Foundation
 
-    /// The loopback HTTPS server of `Tests/Server/tls_server.py`, serving ``TestCertificate``, started once for the
+    /// The loopback HTTPS server of `Tests/FetchTests/Support/Server/tls_server.py`, serving ``TestCertificate``, started once for the
     /// whole test process; it exits when this process ends.
     final class TLSTestServer: Sendable {
         static let shared = Result { try TLSTestServer() }

@@ -7,7 +7,7 @@
         import FoundationNetworking
     #endif
 
-    /// A libcurl ``Session`` against servers whose response heads are hostile (`Tests/Server/routes_wire.py`, raw
+    /// A libcurl ``Session`` against servers whose response heads are hostile (`Tests/FetchTests/Support/Server/routes_wire.py`, raw
     /// bytes on the socket): each ends in a clear ``FetchError`` that names the request, or in the right status.
     @Suite struct CurlWireTests {
         let server: TestServer

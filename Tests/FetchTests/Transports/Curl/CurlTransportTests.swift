@@ -8,7 +8,7 @@
         import FoundationNetworking
     #endif
 
-    /// `CurlTransport` end to end against the loopback test server (`Tests/Server/test_server.py`).
+    /// `CurlTransport` end to end against the loopback test server (`Tests/FetchTests/Support/Server/test_server.py`).
     @Suite struct CurlTransportTests {
         let server: TestServer
         let transport: CurlTransport
