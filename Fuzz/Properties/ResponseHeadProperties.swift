@@ -21,12 +21,6 @@ package enum ResponseHeadProperties {
             }
             return nil
         }
-        switch parse(lines, keepsFieldLines: false) {
-        case .success(let lean) where lean.statusCode == parser.statusCode && lean.headerFields == parser.headerFields:
-            break
-        default:
-            return "\(input.debugDescription): a parser that keeps no field lines reads another head"
-        }
         guard (100...599).contains(parser.statusCode) else {
             return "\(input.debugDescription): accepted with status \(parser.statusCode)"
         }
@@ -146,11 +140,9 @@ package enum ResponseHeadProperties {
     private static func parse(
         _ lines: [Data],
         maximumHeadBytes: Int = ResponseHeadParser.maximumHeadBytes,
-        maximumFieldCount: Int = ResponseHeadParser.maximumFieldCount,
-        keepsFieldLines: Bool = true
+        maximumFieldCount: Int = ResponseHeadParser.maximumFieldCount
     ) -> Result<ResponseHeadParser, ResponseHeadParser.Failure> {
-        var parser = ResponseHeadParser(
-            maximumHeadBytes: maximumHeadBytes, maximumFieldCount: maximumFieldCount, keepsFieldLines: keepsFieldLines)
+        var parser = ResponseHeadParser(maximumHeadBytes: maximumHeadBytes, maximumFieldCount: maximumFieldCount)
         for line in lines {
             let wasComplete = parser.isComplete
             let result = line.withUnsafeBytes { buffer in

@@ -82,14 +82,7 @@ final class HARReplay: Sendable {
         let key = try ExchangeKey(entry.request, at: "\(path).request")
         let content = entry.response.content
         let body = try content.bytes(at: "\(path).response.content")
-        var headers: [String: String] = [:]
-        for field in entry.response.headers {
-            if let existing = headers.first(where: { HeaderName.equal($0.key, field.name) }) {
-                headers[existing.key] = existing.value + ", " + field.value
-            } else {
-                headers[field.name] = field.value
-            }
-        }
+        let headers = HeaderFields(entry.response.headers.map { (name: $0.name, value: $0.value) })
         let answer = MockResponse(
             status: entry.response.status, headers: headers, data: content.text == nil ? nil : body)
         return Recorded(key: key, answer: answer)

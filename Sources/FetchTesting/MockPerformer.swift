@@ -33,7 +33,7 @@ public final class MockPerformer: RequestPerforming {
     ///   - status: The HTTP status code. The default is 200.
     ///   - headers: The header fields. The default is none.
     ///   - data: The body. The default is none.
-    public convenience init(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
+    public convenience init(status: Int = 200, headers: HeaderFields = [:], data: Data? = nil) {
         self.init(response: MockResponse(status: status, headers: headers, data: data))
     }
 

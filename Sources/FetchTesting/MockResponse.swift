@@ -11,7 +11,7 @@ public struct MockResponse: Sendable {
     public var status: Int
 
     /// The header fields.
-    public var headers: [String: String]
+    public var headers: HeaderFields
 
     /// The body, or `nil` for none.
     public var data: Data? {
@@ -27,7 +27,7 @@ public struct MockResponse: Sendable {
     ///   - status: The HTTP status code. The default is 200.
     ///   - headers: The header fields. The default is none.
     ///   - data: The body. The default is none.
-    public init(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
+    public init(status: Int = 200, headers: HeaderFields = [:], data: Data? = nil) {
         self.status = status
         self.headers = headers
         self.data = data
@@ -42,7 +42,7 @@ public struct MockResponse: Sendable {
     ///   - status: The HTTP status code. The default is 200.
     ///   - headers: The header fields. The default is none.
     /// - Returns: The answer.
-    public static func chunks(_ chunks: [Data], status: Int = 200, headers: [String: String] = [:]) -> MockResponse {
+    public static func chunks(_ chunks: [Data], status: Int = 200, headers: HeaderFields = [:]) -> MockResponse {
         var response = MockResponse(status: status, headers: headers, data: chunks.reduce(into: Data()) { $0 += $1 })
         response.chunks = chunks
         return response
@@ -66,9 +66,8 @@ public struct MockResponse: Sendable {
     ///   - status: The HTTP status code. The default is 200.
     ///   - headers: More header fields. The default is none.
     /// - Returns: The answer.
-    public static func json(_ json: String, status: Int = 200, headers: [String: String] = [:]) -> MockResponse {
-        var headers = headers
-        headers["Content-Type"] = headers["Content-Type"] ?? "application/json"
+    public static func json(_ json: String, status: Int = 200, headers: HeaderFields = [:]) -> MockResponse {
+        let headers = headers.contains("Content-Type") ? headers : HeaderFields(Array(headers) + [("Content-Type", "application/json")])
         return MockResponse(status: status, headers: headers, data: Data(json.utf8))
     }
 
@@ -104,9 +103,13 @@ enum MockExchange {
                 url: url,
                 statusCode: mock.status,
                 httpVersion: "HTTP/1.1",
-                headerFields: mock.headers
+                headerFields: mock.headers.dictionary
             )
-            return Exchange.response(for: request, data: mock.data, urlResponse: httpResponse, error: nil)
+            // Foundation's response checks the head as a transport's would; the answer keeps the mock's fields
+            // as they are, repeated ones apart, as libcurl's would.
+            return Exchange.response(for: request, data: mock.data, urlResponse: httpResponse, error: nil).map { _ in
+                Response(status: mock.status, headers: mock.headers, data: mock.data, originalRequest: request, url: url)
+            }
         }
     }
 }

@@ -50,7 +50,7 @@ public final class MockStream: RequestPerforming {
         public var status: Int
 
         /// The header fields of the response head.
-        public var headers: [String: String]
+        public var headers: HeaderFields
 
         /// What happens after the head; the connection ends after the last step.
         public var steps: [Step]
@@ -64,7 +64,7 @@ public final class MockStream: RequestPerforming {
         ///   - status: The status. The default is 200.
         ///   - headers: The header fields. The default is none.
         ///   - steps: What happens after the head. The default is nothing: the connection ends at once.
-        public init(status: Int = 200, headers: [String: String] = [:], steps: [Step] = []) {
+        public init(status: Int = 200, headers: HeaderFields = [:], steps: [Step] = []) {
             self.status = status
             self.headers = headers
             self.steps = steps

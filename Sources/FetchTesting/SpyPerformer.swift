@@ -86,7 +86,7 @@ public final class SpyPerformer: RequestPerforming {
     ///   - status: The HTTP status code. The default is 200.
     ///   - headers: The header fields. The default is none.
     ///   - data: The body. The default is none.
-    public func complete(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
+    public func complete(status: Int = 200, headers: HeaderFields = [:], data: Data? = nil) {
         complete(with: MockResponse(status: status, headers: headers, data: data))
     }
 

@@ -27,7 +27,7 @@ import Testing
         """
 
     static func header(_ name: String, of request: any Request) -> String? {
-        request.headers?.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        request.headers[name]
     }
 
     @Test func readsEachEventAsANotificationReconnectsWithLastEventIDAndEndsOn204() async throws {

@@ -25,7 +25,7 @@ import Testing
                 }
                 return .json(#"{"token": "t\#(count)", "user": {"id": "5f0c6f64-3b8e-4c1a-9d7e-2a1b4c6d8e01"}}"#)
             case (.get, "/api/employees"):
-                return request.headers?["Authorization"] == "Bearer \(accepted)" ? .json(employeesJSON) : expired
+                return request.headers["Authorization"] == "Bearer \(accepted)" ? .json(employeesJSON) : expired
             default:
                 return MockResponse(status: 404)
             }
@@ -34,7 +34,7 @@ import Testing
 
     /// Each request as `METHOD path Authorization`, `-` for none.
     static func summary(_ requests: [any Request]) -> [String] {
-        requests.map { "\($0.method) \($0.url.path) \($0.headers?["Authorization"] ?? "-")" }
+        requests.map { "\($0.method) \($0.url.path) \($0.headers["Authorization"] ?? "-")" }
     }
 
     @Test func aTurnedDownTokenLogsInAgainWithTheSameCredentialsAndReplaysTheCall() throws {
@@ -80,7 +80,7 @@ import Testing
                 guard request.url.path == "/api/users/login" else {
                     return Self.expired
                 }
-                return request.headers?["Authorization"] == "Basic YWRhOnNlY3JldA==" && !refusesLogins.withLock { $0 }
+                return request.headers["Authorization"] == "Basic YWRhOnNlY3JldA==" && !refusesLogins.withLock { $0 }
                     ? .json(Fixtures.loginJSON)
                     : .json(#"{"error": true, "reason": "wrong username or password"}"#, status: 401)
             })

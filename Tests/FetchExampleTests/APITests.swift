@@ -19,13 +19,13 @@ import Testing
         let request = try #require(spy.requests.last)
         #expect(request.method == .post)
         #expect(request.url.absoluteString == "http://api.example.test/api/users/login")
-        #expect(request.headers?["Authorization"] == "Basic YWRhOnNlY3JldA==")
+        #expect(request.headers["Authorization"] == "Basic YWRhOnNlY3JldA==")
     }
 
     @Test func logInEncodesTheCredentialsAsUTF8() {
         let spy = SpyPerformer()
         Fixtures.api(spy).logIn(username: "ada", password: "zoë") { _ in }
-        #expect(spy.requests.last?.headers?["Authorization"] == "Basic YWRhOnpvw6s=")
+        #expect(spy.requests.last?.headers["Authorization"] == "Basic YWRhOnpvw6s=")
     }
 
     @Test func everyCallAfterTheLoginSendsTheBearerToken() {
@@ -39,7 +39,7 @@ import Testing
         api.purchases { _ in }
         api.user(id: Fixtures.userID) { _ in }
         api.place(Fixtures.order(Fixtures.laptopStand, quantity: 1)) { _ in }
-        let authorizations = spy.requests.dropFirst().map { $0.headers?["Authorization"] }
+        let authorizations = spy.requests.dropFirst().map { $0.headers["Authorization"] }
         #expect(authorizations == Array(repeating: "Bearer t0k3n", count: 7))
     }
 
@@ -63,7 +63,7 @@ import Testing
         let spy = SpyPerformer()
         Fixtures.api(spy).employees { _ in }
         let request = try #require(spy.requests.last)
-        #expect(request.url.path == "/api/employees" && request.headers?["Authorization"] == nil)
+        #expect(request.url.path == "/api/employees" && request.headers["Authorization"] == nil)
     }
 
     @Test func aLoginAfterALoginStillSendsBasicCredentials() {
@@ -72,7 +72,7 @@ import Testing
         api.logIn(username: "ada", password: "secret") { _ in }
         api.logIn(username: "grace", password: "cobol") { _ in }
         #expect(
-            spy.requests.map { $0.headers?["Authorization"] } == ["Basic YWRhOnNlY3JldA==", "Basic Z3JhY2U6Y29ib2w="])
+            spy.requests.map { $0.headers["Authorization"] } == ["Basic YWRhOnNlY3JldA==", "Basic Z3JhY2U6Y29ib2w="])
     }
 
     @Test func aUserNameWithAColonIsRefusedWithoutSendingAnything() {
@@ -89,7 +89,7 @@ import Testing
         api.logIn(username: "ada", password: "secret") { _ in }
         api.logOut()
         api.employees { _ in }
-        #expect(api.signedIn == nil && spy.requests.last?.headers?["Authorization"] == nil)
+        #expect(api.signedIn == nil && spy.requests.last?.headers["Authorization"] == nil)
     }
 
     @Test func aPurchaseOrderIsPostedAsJSONWithISO8601Dates() throws {
@@ -158,7 +158,7 @@ import Testing
 
     @Test func aFailedLogInKeepsTheEarlierLogin() {
         let mock = MockPerformer { request in
-            request.headers?["Authorization"] == "Basic YWRhOnNlY3JldA=="
+            request.headers["Authorization"] == "Basic YWRhOnNlY3JldA=="
                 ? .json(Fixtures.loginJSON)
                 : .json(#"{"error": true, "reason": "wrong username or password"}"#, status: 401)
         }

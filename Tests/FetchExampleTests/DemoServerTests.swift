@@ -97,7 +97,7 @@ import Testing
                 chunks.append(chunk)
             }
             #expect(stream.response.status == 200)
-            #expect(stream.response.value(forHeader: "Content-Type") == "text/event-stream")
+            #expect(stream.response.headers["Content-Type"] == "text/event-stream")
             let body = chunks.reduce(Data(), +)
             let expected = answered.laterParts.reduce(answered.body, +)
             #expect(

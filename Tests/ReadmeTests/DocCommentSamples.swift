@@ -183,7 +183,7 @@ enum ResponseIsStaleSample {
         // DOC-BEGIN
         let response: Response = try await performer.perform(GetUser(id: 1))
         if response.isStale {
-            print("offline: showing data \(response[header: "Age"] ?? "?") seconds old")
+            print("offline: showing data \(response.headers["Age"] ?? "?") seconds old")
         }
         // DOC-END
     }

@@ -34,7 +34,7 @@ func diskCachingSample(session: Session) async throws {
     )
     let response: Response = try await cache.perform(GetUser(baseURL: baseURL, id: 1))
     if response.isStale {
-        print("offline: this user is \(response[header: "Age"] ?? "?") seconds old")
+        print("offline: this user is \(response.headers["Age"] ?? "?") seconds old")
     }
     let user = try User.parse(response: response, errorParser: nil).get()
     // README-END
@@ -51,7 +51,7 @@ struct UploadPhoto: Request {
     let baseURL: URL
     var url: URL { baseURL.appending(path: "photos") }
     var method: HTTPMethod { .post }
-    var headers: [String: String]? { ["Content-Type": "image/jpeg"] }
+    var headers: HeaderFields { ["Content-Type": "image/jpeg"] }
 }
 
 struct Receipt: Decodable, Parsable {

@@ -48,7 +48,7 @@ struct Rename: Request {
     let url: URL
     let body: Data?
     var method: HTTPMethod { .patch }
-    var headers: [String: String]? { ["Content-Type": "application/json"] }
+    var headers: HeaderFields { ["Content-Type": "application/json"] }
     var timeout: TimeInterval? { 10 }
 
     init(baseURL: URL, id: Int, name: String) throws {

@@ -108,7 +108,7 @@ func middlewareSample(session: Session) -> RetryingPerformer {
     let api = spy.with(Signing(sign: { _ in "signature" }, report: latencies.capture))
     let user = Captured<Result<User, any Error>>()
     api.perform(GetUser(baseURL: baseURL, id: 1), completion: user.capture)
-    #expect(spy.requests.first?.headers?["X-Signature"] == "signature")
+    #expect(spy.requests.first?.headers["X-Signature"] == "signature")
     spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
     #expect(try user.value?.get().name == "Ada")
     #expect(latencies.values.count == 1)

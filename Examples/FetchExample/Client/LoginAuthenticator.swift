@@ -26,6 +26,6 @@ struct LoginAuthenticator: Authenticator {
     }
 
     func isRejection(_ response: Response) -> Bool {
-        response.status == 401 && response.originalRequest.headers?["Authorization"] != nil
+        response.status == 401 && response.originalRequest.headers["Authorization"] != nil
     }
 }

@@ -412,7 +412,7 @@ private struct CachingMiddleware: Middleware {
             let refreshed = stored.refreshed(
                 by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
             store.insert(refreshed)
-            guard received.value(forHeader: "Set-Cookie") != nil else {
+            guard received.headers.contains("Set-Cookie") else {
                 return refreshed.response(answering: request)
             }
             // The cookie goes to this caller only; the stored response keeps none.
@@ -519,13 +519,13 @@ private struct ConditionalRequest: Request {
 
     init(_ original: any Request, validating stored: StoredResponse) {
         self.original = original
-        self.entityTag = stored.value(forHeader: "ETag")
-        self.lastModified = stored.value(forHeader: "Last-Modified")
+        self.entityTag = stored.headers["ETag"]
+        self.lastModified = stored.headers["Last-Modified"]
     }
 
     var url: URL { original.url }
     var method: HTTPMethod { original.method }
-    var headers: [String: String]? { original.headers }
+    var headers: HeaderFields { original.headers }
     var body: Data? { original.body }
     var timeout: TimeInterval? { original.timeout }
     var maximumResponseSize: Int? { original.maximumResponseSize }

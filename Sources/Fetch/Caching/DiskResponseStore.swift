@@ -618,7 +618,8 @@ package final class DiskResponseStore: Sendable {
     /// `FETCHRS4` has the layout of `FETCHRS3`; what changed is what it holds and where: the key carries the tag of
     /// the credentials (``CacheKey``), the `Vary` values hold credentials' tags instead of their values, freshness
     /// values are clamped, and the name starts with the owner's digits. The new magic makes the store remove the
-    /// older files, which may hold a bearer token in clear or an `Age: 1e300`.
+    /// older files, which may hold a bearer token in clear or an `Age: 1e300`. The header fields are a list in
+    /// their order, a repeated name once per field, as the format always wrote them (it is read the same way).
     ///
     /// The metadata is binary, not JSON: `JSONDecoder` was half of what a hit from disk cost. In order: the key, the
     /// status, the headers, the URL, the `Vary` values, the request and response times, the response's
@@ -717,14 +718,14 @@ package final class DiskResponseStore: Sendable {
         else {
             return nil
         }
-        var headers: [String: String] = [:]
+        var headers: [(name: String, value: String)] = []
         // A count is outside input too: reserve no more than the bytes left could hold (8 per field at least).
         headers.reserveCapacity(min(headerCount, metadata.remainingCount / 8))
         for _ in 0..<headerCount {
             guard let name = metadata.string(), let value = metadata.string() else {
                 return nil
             }
-            headers[name] = value
+            headers.append((name, value))
         }
         guard let urlString = metadata.optionalString(reusing: knownURLString), let varyCount = metadata.count() else {
             return nil
@@ -767,7 +768,7 @@ package final class DiskResponseStore: Sendable {
         return StoredResponse(
             key: key,
             status: status,
-            headers: headers,
+            headers: HeaderFields(headers),
             data: hasBody ? file.baseAddress.map { Data(bytes: $0 + bodyStart, count: bodyLength) } ?? Data() : nil,
             url: url,
             varyingValues: varyingValues,

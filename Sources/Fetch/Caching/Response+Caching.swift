@@ -15,11 +15,11 @@ extension Response {
     /// ```swift
     /// let response: Response = try await performer.perform(GetUser(id: 1))
     /// if response.isStale {
-    ///     print("offline: showing data \(response[header: "Age"] ?? "?") seconds old")
+    ///     print("offline: showing data \(response.headers["Age"] ?? "?") seconds old")
     /// }
     /// ```
     public var isStale: Bool {
-        guard let warning = value(forHeader: "Warning") else {
+        guard let warning = headers["Warning"] else {
             return false
         }
         // One or more comma-separated warnings, each starting with its three-digit code.

@@ -46,9 +46,9 @@ package struct ResponseFreshness: Sendable, Equatable {
     /// The freshness of a response with `headers`, requested at `requestTime` and received at `responseTime`, for
     /// a private cache or (`isShared`) a shared one, where `s-maxage` replaces `max-age` and, like
     /// `proxy-revalidate`, forbids stale use (RFC 9111 §5.2.2.8, §5.2.2.10).
-    init(headers: [String: String], requestTime: Date, responseTime: Date, isShared: Bool = false) {
+    init(headers: HeaderFields, requestTime: Date, responseTime: Date, isShared: Bool = false) {
         func value(_ name: String) -> String? {
-            StoredResponse.value(forHeader: name, in: headers)
+            headers[name]
         }
         let control = CacheControl(value("Cache-Control"))
         let date = value("Date").flatMap(HTTPDate.date(from:)) ?? responseTime

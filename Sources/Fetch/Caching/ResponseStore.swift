@@ -92,7 +92,7 @@ final class ResponseStore: Sendable {
 package struct StoredResponse: Sendable {
     package let key: String
     package let status: Int
-    package let headers: [String: String]
+    package let headers: HeaderFields
     package let data: Data?
     package let url: URL?
     /// The request's values of the headers the response's `Vary` names (`nil` for a header it did not send), the
@@ -105,7 +105,7 @@ package struct StoredResponse: Sendable {
 
     /// What the response costs against the store's limit: its body, headers and a fixed overhead.
     var cost: Int {
-        (data?.count ?? 0) + headers.reduce(256) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        (data?.count ?? 0) + headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count }
     }
 
     /// What the headers and times say about the response's freshness, worked out once so that a hit parses no
@@ -140,10 +140,10 @@ package struct StoredResponse: Sendable {
         storesPrivateResponses: Bool,
         hadCredentials: Bool
     ) {
-        let control = CacheControl(received.value(forHeader: "Cache-Control"))
-        let vary = received.value(forHeader: "Vary").map(Self.fieldNames) ?? []
+        let control = CacheControl(received.headers["Cache-Control"])
+        let vary = received.headers["Vary"].map(Self.fieldNames) ?? []
         guard received.status == 200, !control.noStore, !vary.contains("*"),
-            received.value(forHeader: "Set-Cookie") == nil,
+            !received.headers.contains("Set-Cookie"),
             storesPrivateResponses || Self.sharedCacheMayStore(control, hadCredentials: hadCredentials)
         else {
             return nil
@@ -163,7 +163,7 @@ package struct StoredResponse: Sendable {
             responseTime: responseTime,
             isShared: !storesPrivateResponses
         )
-        let hasValidator = value(forHeader: "ETag") != nil || value(forHeader: "Last-Modified") != nil
+        let hasValidator = headers.contains("ETag") || headers.contains("Last-Modified")
         guard freshnessLifetime > 0 || hasValidator else {
             return nil
         }
@@ -183,7 +183,7 @@ package struct StoredResponse: Sendable {
     init(
         key: String,
         status: Int,
-        headers: [String: String],
+        headers: HeaderFields,
         data: Data?,
         url: URL?,
         varyingValues: [String: String?],
@@ -204,15 +204,6 @@ package struct StoredResponse: Sendable {
             freshness
             ?? ResponseFreshness(
                 headers: headers, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
-    }
-
-    func value(forHeader name: String) -> String? {
-        Self.value(forHeader: name, in: headers)
-    }
-
-    /// The value of the header field `name` (in any case) in `headers`.
-    static func value(forHeader name: String, in headers: [String: String]) -> String? {
-        headers.first { HeaderName.equal($0.key, name) }?.value
     }
 
     /// The response's age at `now`: its age on arrival plus the time since.
@@ -257,18 +248,16 @@ package struct StoredResponse: Sendable {
         by notModified: Response, requestTime: Date, responseTime: Date, isShared: Bool,
         keepingCookies: Bool = false
     ) -> StoredResponse {
-        var headers = self.headers
-        for (name, value) in notModified.headers
-        where !HeaderName.equal(name, "Content-Length") && (keepingCookies || !HeaderName.equal(name, "Set-Cookie")) {
-            if let existing = headers.keys.first(where: { HeaderName.equal($0, name) }) {
-                headers[existing] = nil
-            }
-            headers[name] = value
+        // Every field of a name the 304 sends replaces every stored field of that name; the 304's repeated fields
+        // stay apart.
+        let updates = notModified.headers.filter { name, _ in
+            !HeaderName.equal(name, "Content-Length") && (keepingCookies || !HeaderName.equal(name, "Set-Cookie"))
         }
+        let kept = headers.filter { stored in !updates.contains { HeaderName.equal($0.name, stored.name) } }
         return StoredResponse(
             key: key,
             status: status,
-            headers: headers,
+            headers: HeaderFields(kept + updates),
             data: data,
             url: url,
             varyingValues: varyingValues,
@@ -288,13 +277,11 @@ package struct StoredResponse: Sendable {
     /// header of its age in whole seconds (RFC 9111 §5.1) and, when it is stale, `Warning: 110 - "Response is
     /// Stale"`, which ``Response/isStale`` reads. The values parsed from it are shared as for a fresh hit.
     func staleResponse(answering request: any Request, at now: Date) -> Response {
-        var headers = self.headers
-        for name in headers.keys where HeaderName.equal(name, "Age") || HeaderName.equal(name, "Warning") {
-            headers[name] = nil
-        }
-        headers["Age"] = String(WireNumber.clampedInteger(age(at: now), in: 0...WireNumber.maximumDeltaSeconds))
+        var headers = self.headers.removing("Age").removing("Warning")
+        headers = headers.setting(
+            "Age", to: String(WireNumber.clampedInteger(age(at: now), in: 0...WireNumber.maximumDeltaSeconds)))
         if !isFresh(at: now) {
-            headers["Warning"] = Response.staleWarning
+            headers = headers.setting("Warning", to: Response.staleWarning)
         }
         return Response(status: status, headers: headers, data: data, originalRequest: request, url: url)
             .keepingParsedValues(in: parsedValues)

@@ -128,7 +128,7 @@ extension FetchError: CustomStringConvertible {
         case .integrityCheckFailed(let url, let reason):
             return "The download of \(url.absoluteString) failed its check, so it was not kept: \(reason)"
         case .notEventStream(let response):
-            let type = response.value(forHeader: "Content-Type").map { "Content-Type \($0)" } ?? "no Content-Type"
+            let type = response.headers["Content-Type"].map { "Content-Type \($0)" } ?? "no Content-Type"
             return "\(ErrorText.exchange(response)) with \(type), not a text/event-stream of Server-Sent Events"
         case .responseTooLarge(let limit, let request):
             return "\(ErrorText.target(request)): the response body is larger than the limit of \(limit) bytes"

@@ -24,8 +24,8 @@ public protocol Request: Sendable {
     /// The request method. The default is ``HTTPMethod/get``.
     var method: HTTPMethod { get }
 
-    /// Header fields to send, or `nil` for none. The default is `nil`.
-    var headers: [String: String]? { get }
+    /// Header fields to send, in order. The default is none.
+    var headers: HeaderFields { get }
 
     /// The request body, or `nil` for none. The default is `nil`.
     var body: Data? { get }
@@ -58,7 +58,7 @@ extension Request {
     public var method: HTTPMethod { .get }
 
     /// The default headers: none.
-    public var headers: [String: String]? { nil }
+    public var headers: HeaderFields { [:] }
 
     /// The default body: none.
     public var body: Data? { nil }
@@ -85,11 +85,10 @@ extension Request {
             // instructions, 1 % of a whole in-process call).
             urlRequest.httpMethod = method.rawValue
         }
-        if let headers {
-            for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-                try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
-                urlRequest.setValue(value, forHTTPHeaderField: name)
-            }
+        for (name, value) in headers {
+            try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
+            // A repeated name is added, not replaced: Foundation joins the values with ", ".
+            urlRequest.addValue(value, forHTTPHeaderField: name)
         }
         urlRequest.httpBody = body
         if let timeout {

@@ -26,7 +26,8 @@ public struct Response: Sendable {
     /// The URL that answered: the request's URL, or the last one after redirects. `nil` when unknown.
     public let url: URL?
 
-    private let fields: HeaderFields
+    /// The header fields, in the order they arrived: `response.headers["content-type"]`.
+    public let headers: HeaderFields
 
     /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
     /// fresh hit is not parsed again.
@@ -45,13 +46,13 @@ public struct Response: Sendable {
     ///   - url: The URL that answered. The default is `nil`.
     public init(
         status: Int,
-        headers: [String: String] = [:],
+        headers: HeaderFields = [:],
         data: Data? = nil,
         originalRequest: any Request,
         url: URL? = nil
     ) {
         self.init(
-            status: status, fields: HeaderFields(headers), data: data, originalRequest: originalRequest, url: url,
+            status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: nil, streamedBody: nil)
     }
 
@@ -73,7 +74,7 @@ public struct Response: Sendable {
     package init(streaming stream: ResponseStream) {
         let head = stream.response
         self.init(
-            status: head.status, fields: head.fields, data: nil, originalRequest: head.originalRequest, url: head.url,
+            status: head.status, fields: head.headers, data: nil, originalRequest: head.originalRequest, url: head.url,
             parsedValues: nil, streamedBody: StreamedBody(stream))
     }
 
@@ -82,7 +83,7 @@ public struct Response: Sendable {
         parsedValues: ParsedValues?, streamedBody: StreamedBody?
     ) {
         self.status = status
-        self.fields = fields
+        self.headers = fields
         self.data = data
         self.originalRequest = originalRequest
         self.url = url
@@ -90,41 +91,21 @@ public struct Response: Sendable {
         self.streamedBody = streamedBody
     }
 
-    /// The header fields as received. Look names up with ``value(forHeader:)``, which ignores case.
-    public var headers: [String: String] {
-        fields.all
-    }
-
     /// Whether ``status`` is in the 2xx success range.
     public var isSuccess: Bool { (200..<300).contains(status) }
-
-    /// Returns the value of a header field, matching its name case-insensitively as HTTP requires.
-    ///
-    /// - Parameter name: The field name, in any case, for example `"content-type"`.
-    /// - Returns: The field's value, or `nil` when the response has no such field.
-    public func value(forHeader name: String) -> String? {
-        fields.value(named: name)
-    }
-
-    /// The value of a header field, matched case-insensitively: `response[header: "etag"]`.
-    ///
-    /// - Parameter name: The field name, in any case.
-    public subscript(header name: String) -> String? {
-        value(forHeader: name)
-    }
 
     /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
     /// caller made, not to the copies they sent. The header fields are shared, not copied.
     package func answering(_ request: any Request) -> Response {
         Response(
-            status: status, fields: fields, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
+            status: status, fields: headers, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
             streamedBody: streamedBody)
     }
 
     /// The same response, keeping the values parsed from it in `values`.
     package func keepingParsedValues(in values: ParsedValues) -> Response {
         Response(
-            status: status, fields: fields, data: data, originalRequest: originalRequest, url: url,
+            status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: values,
             streamedBody: streamedBody)
     }
@@ -134,7 +115,7 @@ public struct Response: Sendable {
     /// The same response with `data` as its body, no longer streamed: an error body read from a stream.
     package func withBody(_ data: Data?) -> Response {
         Response(
-            status: status, fields: fields, data: data, originalRequest: originalRequest, url: url,
+            status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: parsedValues, streamedBody: nil)
     }
 
@@ -150,67 +131,5 @@ public struct Response: Sendable {
             parsedValues.keep(value)
         }
         return result
-    }
-}
-
-/// A response's header fields: given as a dictionary, or read from an `HTTPURLResponse` on first use.
-///
-/// `@unchecked Sendable`: `HTTPURLResponse` is immutable once made, and the converted dictionary is behind
-/// `converted`'s lock.
-private final class HeaderFields: @unchecked Sendable {
-    private let httpResponse: HTTPURLResponse?
-    private let converted: Locked<[String: String]?>
-
-    init(_ headers: [String: String]) {
-        httpResponse = nil
-        converted = Locked(headers)
-    }
-
-    init(_ httpResponse: HTTPURLResponse) {
-        self.httpResponse = httpResponse
-        converted = Locked(nil)
-    }
-
-    var all: [String: String] {
-        converted.withLock { converted in
-            if let converted {
-                return converted
-            }
-            var headers: [String: String] = [:]
-            let fields = httpResponse?.allHeaderFields ?? [:]
-            headers.reserveCapacity(fields.count)
-            for (name, value) in fields {
-                // `base` reads the String inside the AnyHashable without a dynamic cast: half the cost per field.
-                guard let name = name.base as? String else {
-                    continue
-                }
-                headers[name] = value as? String ?? String(describing: value)
-            }
-            converted = headers
-            return headers
-        }
-    }
-
-    func value(named name: String) -> String? {
-        if let httpResponse, converted.withLock({ $0 == nil }) {
-            return httpResponse.value(forHTTPHeaderField: name)
-        }
-        let headers = all
-        if let exact = headers[name] {
-            return exact
-        }
-        return headers.first { HeaderName.equal($0.key, name) }?.value
-    }
-}
-
-/// Header field names compare case-insensitively in ASCII (RFC 9110 §5.1), whatever the user's locale.
-package enum HeaderName {
-    /// Whether two field names are the same name.
-    package static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8) { lowercase($0) == lowercase($1) }
-    }
-
-    private static func lowercase(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 }

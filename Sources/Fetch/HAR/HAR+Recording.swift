@@ -41,7 +41,7 @@ extension HAR.Entry {
         let requestHeaders = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
             (name: $0.key, value: $0.value)
         }
-        let responseHeaders = response.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let responseHeaders = Array(response.headers)  // in wire order, repeated fields apart
         let requestType = requestHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
         let formBody = HARMediaType.isForm(requestType) ? request.httpBody : nil
         let responseType = responseHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value

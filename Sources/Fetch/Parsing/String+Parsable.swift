@@ -13,7 +13,7 @@ extension String: Parsable {
     public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
         Parsing.requireSuccess(response, errorParser: errorParser).flatMap { response in
             let data = response.data ?? Data()
-            let charset = Charset.name(inContentType: response.value(forHeader: "Content-Type")) ?? "utf-8"
+            let charset = Charset.name(inContentType: response.headers["Content-Type"]) ?? "utf-8"
             guard let encoding = Charset.encoding(named: charset) else {
                 return Charset.failure("the charset \(charset.debugDescription) is not supported", response)
             }

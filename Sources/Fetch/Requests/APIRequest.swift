@@ -75,13 +75,9 @@ public struct APIRequest: Request {
         (try? URLComposition.url(base: baseURL, pathSegments: pathSegments, queryItems: queryItems)) ?? baseURL
     }
 
-    /// The header fields to send, including the body's `Content-Type` when the request sets none; `nil` for none.
-    public var headers: [String: String]? {
-        let all = allFields
-        guard !all.isEmpty else {
-            return nil
-        }
-        return Dictionary(all.map { ($0.name, $0.value) }) { _, last in last }
+    /// The header fields to send, in order, including the body's `Content-Type` when the request sets none.
+    public var headers: HeaderFields {
+        HeaderFields(allFields.map { (name: $0.name, value: $0.value) })
     }
 
     /// The body when it is in memory; `nil` when there is none or when it is streamed from a temporary file (a
@@ -253,9 +249,9 @@ extension APIRequest {
     ///
     /// - Parameter defaults: The fields, such as an API client's `User-Agent` and `Accept`.
     /// - Returns: The changed request.
-    public func defaultHeaders(_ defaults: [String: String]) -> APIRequest {
+    public func defaultHeaders(_ defaults: HeaderFields) -> APIRequest {
         changed { request in
-            for (name, value) in defaults.sorted(by: { $0.key < $1.key }) where request.index(ofField: name) == nil {
+            for (name, value) in defaults where request.index(ofField: name) == nil {
                 request.fields.append(HTTPHeader(name: name, value: value))
             }
         }

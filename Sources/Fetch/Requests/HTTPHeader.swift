@@ -93,14 +93,10 @@ public struct HTTPHeader: Hashable, Sendable {
     /// and where both have a field the request's value wins.
     ///
     /// - Parameters:
-    ///   - headers: The request's own fields, or `nil` for none.
+    ///   - headers: The request's own fields.
     ///   - defaults: The fields to add where the request has none of the same name.
-    /// - Returns: The request's fields, plus each default whose name the request does not use in any case.
-    public static func merged(_ headers: [String: String]?, over defaults: [String: String]) -> [String: String] {
-        var merged = headers ?? [:]
-        for (name, value) in defaults where !merged.keys.contains(where: { HeaderName.equal($0, name) }) {
-            merged[name] = value
-        }
-        return merged
+    /// - Returns: The request's fields, then each default whose name the request does not use in any case.
+    public static func merged(_ headers: HeaderFields, over defaults: HeaderFields) -> HeaderFields {
+        HeaderFields(Array(headers) + defaults.filter { !headers.contains($0.name) })
     }
 }

@@ -202,7 +202,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         }
 
         private static func isEventStream(_ response: Response) -> Bool {
-            guard let contentType = response.value(forHeader: "Content-Type") else {
+            guard let contentType = response.headers["Content-Type"] else {
                 return false
             }
             let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""

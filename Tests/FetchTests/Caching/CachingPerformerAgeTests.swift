@@ -22,7 +22,7 @@ struct CachingPerformerAgeTests {
     ]
 
     /// Answers the first request with `headers`, and fails every later one as if offline.
-    static func onceThenOffline(_ headers: [String: String]) -> MockPerformer {
+    static func onceThenOffline(_ headers: HeaderFields) -> MockPerformer {
         let calls = Locked(0)
         return MockPerformer { _ in
             let call = calls.withLock { count -> Int in
@@ -45,7 +45,7 @@ struct CachingPerformerAgeTests {
             return
         }
         for (sent, served) in Self.ages {
-            let headers = ["Cache-Control": "max-age=1", "Age": sent, "ETag": #""a""#]
+            let headers: HeaderFields = ["Cache-Control": "max-age=1", "Age": sent, "ETag": #""a""#]
             let directory = try TemporaryDirectory()
             let clock = TestClock()
             let now: @Sendable () -> Date = { clock.now }
@@ -64,7 +64,7 @@ struct CachingPerformerAgeTests {
             for (name, performer) in [("memory", memory), ("disk", disk), ("disk after a restart", restarted)] {
                 let response: Response = try await performer.perform(TestRequest("http://example.test/age"))
                 #expect(response.isStale, "Age \(sent), \(name)")
-                #expect(response[header: "Age"] == String(served), "Age \(sent), \(name)")
+                #expect(response.headers["Age"] == String(served), "Age \(sent), \(name)")
             }
         }
     }

@@ -161,7 +161,7 @@ import Testing
         #expect(throws: FetchError.self) { try perform(strict) as Hit }
         let served: Response = try perform(offline)
         #expect(served.isStale)
-        #expect(served[header: "Age"] == "86400")
+        #expect(served.headers["Age"] == "86400")
     }
 
     @Test func aBackgroundRevalidationUpdatesTheFile() throws {

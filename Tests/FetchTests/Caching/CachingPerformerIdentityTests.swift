@@ -12,9 +12,9 @@ import Testing
 /// test can tell whose body a caller got and whether it came from the network.
 final class WhoAsked: Sendable {
     private let calls = Locked(0)
-    let headers: [String: String]
+    let headers: HeaderFields
 
-    init(headers: [String: String] = ["Cache-Control": "max-age=60"]) {
+    init(headers: HeaderFields = ["Cache-Control": "max-age=60"]) {
         self.headers = headers
     }
 
@@ -26,7 +26,7 @@ final class WhoAsked: Sendable {
                 count += 1
                 return count
             }
-            let fields = request.headers ?? [:]
+            let fields = request.headers
             let user = fields["Authorization"] ?? fields["Cookie"] ?? fields["Proxy-Authorization"] ?? "nobody"
             return MockResponse(headers: headers, data: Data(#"{"user":"\#(user)","call":\#(call)}"#.utf8))
         }
@@ -74,7 +74,9 @@ struct Answer: Decodable, Parsable, Equatable {
         _ performer: CachingPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
     ) throws -> T {
         let result = Captured<Result<T, any Error>>()
-        performer.perform(TestRequest(path.map { url + $0 } ?? url, headers: headers), completion: result.capture)
+        performer.perform(
+            TestRequest(path.map { url + $0 } ?? url, headers: headers.map { HeaderFields($0) }),
+            completion: result.capture)
         return try #require(result.value).get()
     }
 
@@ -122,7 +124,7 @@ struct Answer: Decodable, Parsable, Equatable {
         let first: Response = try perform(performer, nil)
         let second: Response = try perform(performer, nil)
 
-        #expect(first[header: "Set-Cookie"] == "session=alice; HttpOnly")
+        #expect(first.headers["Set-Cookie"] == "session=alice; HttpOnly")
         #expect(try Answer.parse(response: second, errorParser: nil).get().call == 2, "from the network again")
         #expect(performer.storedResponseCount == 0)
     }
@@ -173,9 +175,9 @@ struct Answer: Decodable, Parsable, Equatable {
         let revalidated: Response = try perform(performer, nil)
         let next: Response = try perform(performer, nil)
 
-        #expect(first[header: "Set-Cookie"] == nil)
-        #expect(revalidated[header: "Set-Cookie"] == "session=rotated", "the caller whose 304 set it")
-        #expect(next[header: "Set-Cookie"] == nil, "the next caller: the stored response keeps no cookie")
+        #expect(first.headers["Set-Cookie"] == nil)
+        #expect(revalidated.headers["Set-Cookie"] == "session=rotated", "the caller whose 304 set it")
+        #expect(next.headers["Set-Cookie"] == nil, "the next caller: the stored response keeps no cookie")
         #expect(next.data == Data("{}".utf8))
         #expect(calls.withLock { $0 } == 3)
     }
@@ -263,7 +265,7 @@ struct Answer: Decodable, Parsable, Equatable {
         _ = try perform(performer, nil) as Answer
 
         let posted = Captured<Result<Data, any Error>>()
-        performer.perform(TestRequest(url, method: .post, headers: Self.alice), completion: posted.capture)
+        performer.perform(TestRequest(url, method: .post, headers: HeaderFields(Self.alice)), completion: posted.capture)
         _ = try #require(posted.value).get()
 
         #expect(performer.storedResponseCount == 1, "Bob's stays: its key is not known without his credentials")
@@ -319,8 +321,8 @@ struct Answer: Decodable, Parsable, Equatable {
         let login = TestRequest(server.url(cookiePath + "?cc=max-age=60&cookie=session%3Dalice"))
         let setting: Response = try await performer.perform(login)
         let other: Response = try await performer.perform(login)
-        #expect(setting[header: "Set-Cookie"] == "session=alice")
-        #expect(other[header: "Set-Cookie"] == "session=alice", "from the server again, for this caller")
+        #expect(setting.headers["Set-Cookie"] == "session=alice")
+        #expect(other.headers["Set-Cookie"] == "session=alice", "from the server again, for this caller")
         #expect(try Hit.parse(response: other, errorParser: nil).get() == Hit(hit: 2))
         #expect(try await server.hits(cookiePath) == 2)
     }

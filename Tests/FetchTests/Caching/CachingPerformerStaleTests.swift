@@ -48,7 +48,7 @@ import Testing
 
         let served = try results.values.map { try $0.get() }
         #expect(served.count == 2, "both callers were answered before the network did")
-        #expect(served.allSatisfy { $0.isStale && $0[header: "Age"] == "70" })
+        #expect(served.allSatisfy { $0.isStale && $0.headers["Age"] == "70" })
         #expect(try served.map { try Hit.parse(response: $0, errorParser: nil).get() } == [Hit(hit: 1), Hit(hit: 1)])
         #expect(spy.calls.count == 2, "one revalidation for both callers")
         let revalidation = try #require(spy.pendingCalls.first)
@@ -60,7 +60,7 @@ import Testing
 
         let afterRevalidation = try #require(try fresh.value?.get())
         #expect(!afterRevalidation.isStale)
-        #expect(afterRevalidation[header: "Age"] == nil && afterRevalidation[header: "Warning"] == nil)
+        #expect(afterRevalidation.headers["Age"] == nil && afterRevalidation.headers["Warning"] == nil)
         #expect(spy.calls.count == 2, "the 304 made the stored response fresh again")
     }
 
@@ -148,7 +148,7 @@ import Testing
 
         let served = try #require(try results.value?.get())
         #expect(served.status == 200 && served.isStale)
-        #expect(served[header: "Age"] == "200")
+        #expect(served.headers["Age"] == "200")
         #expect(try Hit.parse(response: served, errorParser: nil).get() == Hit(hit: 1))
     }
 
@@ -227,8 +227,8 @@ import Testing
 
         let served = try #require(try results.value?.get())
         #expect(served.isStale)
-        #expect(served[header: "Age"] == "\(30 * 86400)")
-        #expect(served[header: "Warning"] == #"110 - "Response is Stale""#)
+        #expect(served.headers["Age"] == "\(30 * 86400)")
+        #expect(served.headers["Warning"] == #"110 - "Response is Stale""#)
         #expect(try Hit.parse(response: served, errorParser: nil).get() == Hit(hit: 1))
     }
 
@@ -275,7 +275,7 @@ import Testing
 
         let responses = try results.values.map { try $0.get() }
         #expect(responses.count == 2)
-        #expect(responses.allSatisfy { !$0.isStale && $0[header: "Warning"] == nil && $0[header: "Age"] == nil })
+        #expect(responses.allSatisfy { !$0.isStale && $0.headers["Warning"] == nil && $0.headers["Age"] == nil })
     }
 
     @Test func isStaleReadsWarning110FromAnyCache() {

@@ -45,7 +45,7 @@ final class TestClock: Sendable {
     }
 
     /// A unique path of the `/cacheable` route and the request for it with `query`.
-    func cacheable(_ query: String, headers: [String: String]? = nil) -> (path: String, request: TestRequest) {
+    func cacheable(_ query: String, headers: HeaderFields? = nil) -> (path: String, request: TestRequest) {
         let path = "/cacheable/\(UUID().uuidString)"
         return (path, TestRequest(server.url(path + "?" + query), headers: headers))
     }
@@ -102,7 +102,7 @@ final class TestClock: Sendable {
         #expect(first == Hit(hit: 1))
         #expect(revalidated.status == 200)
         #expect(try Hit.parse(response: revalidated, errorParser: nil).get() == Hit(hit: 1))
-        #expect(revalidated[header: "ETag"] == #""v1""#)
+        #expect(revalidated.headers["ETag"] == #""v1""#)
         #expect(afterRevalidation == Hit(hit: 1))
         #expect(try await server.hits(path) == 2, "the 304 refreshed the response, so the third use was fresh")
     }

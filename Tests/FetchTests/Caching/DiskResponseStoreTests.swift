@@ -15,7 +15,7 @@ enum StoredResponses {
     static func make(
         _ path: String,
         body: String = "{\"hello\":\"world\"}",
-        headers: [String: String] = ["Cache-Control": "max-age=60", "Content-Type": "application/json"],
+        headers: HeaderFields = ["Cache-Control": "max-age=60", "Content-Type": "application/json"],
         varying: [String: String?] = [:]
     ) -> StoredResponse {
         let url = URL(string: "https://api.example.com\(path)")

@@ -14,7 +14,7 @@ import Testing
     func entry(
         _ urlRequest: URLRequest,
         status: Int = 200,
-        headers: [String: String] = [:],
+        headers: HeaderFields = [:],
         body: Data? = nil,
         redaction: HARRedaction = .default,
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit

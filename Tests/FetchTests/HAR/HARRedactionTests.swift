@@ -20,7 +20,7 @@ import Testing
 
     func entry(
         _ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
-        responseHeaders: [String: String] = [:], responseBody: Data? = nil, redaction: HARRedaction = .default
+        responseHeaders: HeaderFields = [:], responseBody: Data? = nil, redaction: HARRedaction = .default
     ) throws -> HAR.Entry {
         var urlRequest = URLRequest(url: try #require(URL(string: url)))
         urlRequest.httpMethod = method

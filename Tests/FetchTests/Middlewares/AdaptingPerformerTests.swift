@@ -87,7 +87,7 @@ import Testing
             func token() -> String { "from-actor" }
         }
         let store = TokenStore()
-        let mock = MockPerformer { request in .text(request.headers?["X-Token"] ?? "none") }
+        let mock = MockPerformer { request in .text(request.headers["X-Token"] ?? "none") }
         let performer = mock.adapting([
             RequestAdapter.async { request in
                 var request = request

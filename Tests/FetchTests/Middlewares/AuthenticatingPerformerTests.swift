@@ -153,7 +153,7 @@ extension SpyPerformer.Call {
             return "fresh"
         }
         let mock = MockPerformer { request in
-            request.headers?["Authorization"] == "Bearer fresh" ? .text("ok") : MockResponse(status: 401)
+            request.headers["Authorization"] == "Bearer fresh" ? .text("ok") : MockResponse(status: 401)
         }
         let answer: String = try await mock.authenticating(with: authenticator).perform(request)
         #expect(answer == "ok")

@@ -77,7 +77,7 @@ import Testing
             })
         let result = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: result.capture)
-        #expect(spy.requests.first?.headers?["X-Signed"] == "yes")
+        #expect(spy.requests.first?.headers["X-Signed"] == "yes")
         #expect(try result.value?.get().originalRequest.url == request.url)
         #expect(try result.value?.get().originalRequest is TestRequest)
     }

@@ -106,7 +106,7 @@ import Testing
         for request in [before, after] {
             let urlRequest = try request.makeURLRequest()
             #expect(urlRequest.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
-            #expect(request.headers?.count == 1)
+            #expect(request.headers.count == 1)
         }
     }
 

@@ -221,7 +221,7 @@ import Testing
         let server = try TestServer.running()
         let stream = try await makeSession(transport).stream(TestRequest(server.url("/stream/jsonl?count=3&crlf=1")))
         #expect(stream.response.status == 200)
-        #expect(stream.response.value(forHeader: "content-type") == "application/x-ndjson")
+        #expect(stream.response.headers["content-type"] == "application/x-ndjson")
         #expect(stream.response.data == nil)
         var lines: [String] = []
         for try await line in stream.lines {

@@ -20,7 +20,7 @@ import Testing
         return chunks
     }
 
-    static func connection(_ chunks: String..., headers: [String: String] = [:]) -> MockStream.Connection {
+    static func connection(_ chunks: String..., headers: HeaderFields = [:]) -> MockStream.Connection {
         MockStream.Connection(headers: headers, steps: chunks.map { .chunk(Data($0.utf8)) })
     }
 
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func aCacheAndDeduplicationPassStreamsOnUntouched() async throws {
-        let cacheable = ["Cache-Control": "max-age=600", "Content-Type": "text/plain"]
+        let cacheable: HeaderFields = ["Cache-Control": "max-age=600", "Content-Type": "text/plain"]
         let mock = MockStream(connections: [
             Self.connection("one", headers: cacheable), Self.connection("two", headers: cacheable),
         ])

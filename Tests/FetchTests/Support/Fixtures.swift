@@ -9,25 +9,25 @@ import Foundation
 struct TestRequest: Request {
     var url: URL
     var method: HTTPMethod = .get
-    var headers: [String: String]?
+    var headers: HeaderFields
     var body: Data?
     var timeout: TimeInterval?
 
     init(
         _ url: URL,
         method: HTTPMethod = .get,
-        headers: [String: String]? = nil,
+        headers: HeaderFields? = nil,
         body: Data? = nil,
         timeout: TimeInterval? = nil
     ) {
         self.url = url
         self.method = method
-        self.headers = headers
+        self.headers = headers ?? [:]
         self.body = body
         self.timeout = timeout
     }
 
-    init(_ string: String, method: HTTPMethod = .get, headers: [String: String]? = nil, body: Data? = nil) {
+    init(_ string: String, method: HTTPMethod = .get, headers: HeaderFields? = nil, body: Data? = nil) {
         self.init(
             URL(string: string) ?? URL(fileURLWithPath: "/invalid-test-url"), method: method, headers: headers,
             body: body)
@@ -67,7 +67,7 @@ func makeSession(
 /// A response to `GET http://example.test/x` for tests of parsing.
 func response(
     status: Int = 200,
-    headers: [String: String] = [:],
+    headers: HeaderFields = [:],
     body: String? = nil,
     method: HTTPMethod = .get
 ) -> Response {

@@ -23,7 +23,7 @@ import Testing
             let name: String
         }
         let stream = try await mock.stream(request)
-        #expect(stream.response.value(forHeader: "content-type") == "application/x-ndjson")
+        #expect(stream.response.headers["content-type"] == "application/x-ndjson")
         var items: [Item] = []
         for try await item in stream.jsonLines(of: Item.self) {
             items.append(item)

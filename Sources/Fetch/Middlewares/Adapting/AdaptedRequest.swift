@@ -32,7 +32,9 @@ public struct AdaptedRequest: Request {
     public var method: HTTPMethod { urlRequest.httpMethod.map(HTTPMethod.init(rawValue:)) ?? original.method }
 
     /// The header fields of ``urlRequest``.
-    public var headers: [String: String]? { urlRequest.allHTTPHeaderFields }
+    public var headers: HeaderFields {
+        HeaderFields((urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
 
     /// The body of ``urlRequest``.
     public var body: Data? { urlRequest.httpBody }

@@ -127,7 +127,7 @@ public struct RetryPolicy: Sendable {
                 return .deliver
             }
             let reason = HTTPStatus.line(response.status)
-            if let header = response.value(forHeader: "Retry-After") {
+            if let header = response.headers["Retry-After"] {
                 guard let wait = Self.retryAfter(header, now: now), wait <= maximumRetryAfter else {
                     return .deliver
                 }

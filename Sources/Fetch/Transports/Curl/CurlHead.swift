@@ -16,20 +16,13 @@
         let statusCode: Int
         /// `HTTP/1.1` or `HTTP/2`, as the status line named it.
         let httpVersion: String
-        /// The header fields as received; a repeated name has its values joined with `, `.
-        let headerFields: [String: String]
+        /// The header fields in the order received, names as sent, repeated fields apart.
+        let headers: HeaderFields
 
-        /// The value of the header field `name`, whatever its case.
-        func value(forHeader name: String) -> String? {
-            if let exact = headerFields[name] {
-                return exact
-            }
-            return headerFields.first { HeaderName.equal($0.key, name) }?.value
-        }
-
-        /// The head as an `HTTPURLResponse`.
+        /// The head as an `HTTPURLResponse`, whose dictionary joins a repeated field's values with `, `.
         var httpResponse: HTTPURLResponse? {
-            HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+            HTTPURLResponse(
+                url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headers.dictionary)
         }
     }
 #endif

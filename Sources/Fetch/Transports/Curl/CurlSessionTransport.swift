@@ -47,7 +47,7 @@
                 switch result {
                 case .success(let (head, data)):
                     let response = Response(
-                        status: head.statusCode, headers: head.headerFields, data: data, originalRequest: request,
+                        status: head.statusCode, headers: head.headers, data: data, originalRequest: request,
                         url: head.url)
                     completion(.success(response))
                 case .failure(let error):

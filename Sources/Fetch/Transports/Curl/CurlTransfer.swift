@@ -384,7 +384,7 @@
                 return .failure(Self.badServerResponse(refusal, url: url))
             }
             guard code == CFCURLE_OK else {
-                let declared = makeHead()?.value(forHeader: "Content-Length").flatMap(WireNumber.contentLength)
+                let declared = makeHead()?.headers["Content-Length"].flatMap(WireNumber.contentLength)
                 return .failure(
                     CurlFailure.error(
                         for: code, detail: easy.errorMessage, url: url, received: (bodyBytesReceived, declared)))
@@ -453,7 +453,8 @@
                 return nil
             }
             return CurlHead(
-                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: head.headerFields)
+                url: url, statusCode: head.statusCode, httpVersion: head.httpVersion,
+                headers: HeaderFields(head.fieldLines))
         }
 
         private func makeResponse() -> HTTPURLResponse? {

@@ -124,7 +124,7 @@
             // Most answers are not redirects: their headers are not searched for a Location.
             guard case .success(let (head, _)) = result, Self.redirectStatuses.contains(head.statusCode),
                 let next = Self.redirect(
-                    of: request, status: head.statusCode, location: head.value(forHeader: "Location"), url: head.url),
+                    of: request, status: head.statusCode, location: head.headers["Location"], url: head.url),
                 let response = head.httpResponse
             else {
                 completion(result)

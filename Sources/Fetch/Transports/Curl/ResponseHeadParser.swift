@@ -100,35 +100,22 @@ package struct ResponseHeadParser: Sendable {
     /// The HTTP version the status line named: `HTTP/1.1`, `HTTP/2`.
     package private(set) var httpVersion = "HTTP/1.1"
 
-    /// The header fields of the head read last; a repeated name has its values joined with `, `.
-    package private(set) var headerFields: [String: String] = [:]
-
-    /// The same fields in the order received, each repeated name once per line, when the parser was asked to keep
-    /// them (otherwise empty).
+    /// The header fields of the head read last, in the order received, names as sent, each repeated name once per
+    /// line.
     package private(set) var fieldLines: [(name: String, value: String)] = []
 
-    /// Whether ``fieldLines`` is kept: about a seventh of the parser's work on a typical head, which the transport
-    /// does not pay until a caller can read them.
-    private let keepsFieldLines: Bool
-
-    /// The name of the last field line, which an obs-fold continues.
-    private var lastName: String?
+    /// The same fields by name as sent; a name repeated in one spelling has its values joined with `, `.
+    package var headerFields: [String: String] { HeaderFields(fieldLines).dictionary }
 
     /// Whether the final head has ended.
     package var isComplete: Bool { state == .complete }
 
-    /// A parser for the heads of one response, at most `maximumHeadBytes` bytes and `maximumFieldCount` fields,
-    /// that keeps the ordered ``fieldLines`` when `keepsFieldLines` is `true`.
-    package init(
-        maximumHeadBytes: Int = Self.maximumHeadBytes,
-        maximumFieldCount: Int = Self.maximumFieldCount,
-        keepsFieldLines: Bool = false
-    ) {
+    /// A parser for the heads of one response, at most `maximumHeadBytes` bytes and `maximumFieldCount` fields.
+    package init(maximumHeadBytes: Int = Self.maximumHeadBytes, maximumFieldCount: Int = Self.maximumFieldCount) {
         byteLimit = maximumHeadBytes
         fieldLimit = maximumFieldCount
-        self.keepsFieldLines = keepsFieldLines
-        // One allocation for a typical head, instead of growing (and rehashing) field by field.
-        headerFields.reserveCapacity(16)
+        // One allocation for a typical head, instead of growing field by field.
+        fieldLines.reserveCapacity(16)
     }
 
     /// Reads one line, with its line end (CR LF or LF) or without.
@@ -199,9 +186,7 @@ package struct ResponseHeadParser: Sendable {
         }
         statusCode = code
         httpVersion = Self.version(UnsafeRawBufferPointer(rebasing: line[0..<versionEnd]))
-        headerFields.removeAll(keepingCapacity: true)
         fieldLines.removeAll(keepingCapacity: true)
-        lastName = nil
         state = .fields
     }
 
@@ -224,23 +209,19 @@ package struct ResponseHeadParser: Sendable {
         }
         let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<nameEnd]), as: UTF8.self)
         let value = Self.value(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
-        if keepsFieldLines {
-            fieldLines.append((name, value))
-        }
-        lastName = name
-        // One lookup for a field's first line; a repeated field (rare) is joined with a second.
-        if let existing = headerFields.updateValue(value, forKey: name) {
-            headerFields[name] = existing + ", " + value
-        }
+        fieldLines.append((name, value))
     }
 
     /// Fails the final head when it has a `Content-Length` that is not one valid length: every field of that name,
-    /// whatever its case (each spelling is a key of its own in ``headerFields``), must give the same length.
+    /// whatever its case, must give the same length (the fields of one spelling joined with `, `, as one value).
     private func checkContentLength() throws(Failure) {
-        var lengths: [String] = []
-        for (name, value) in headerFields where name.utf8.count == 14 && name.lowercased() == "content-length" {
-            lengths.append(value)
+        var bySpelling: [String: String] = [:]
+        for (name, value) in fieldLines where name.utf8.count == 14 && HeaderName.equal(name, "Content-Length") {
+            if let existing = bySpelling.updateValue(value, forKey: name) {
+                bySpelling[name] = existing + ", " + value
+            }
         }
+        let lengths = Array(bySpelling.values)
         guard !lengths.isEmpty else {
             return
         }
@@ -253,21 +234,16 @@ package struct ResponseHeadParser: Sendable {
 
     /// An obs-fold line: the previous field's value continues after one space.
     private mutating func unfold(_ line: UnsafeRawBufferPointer) {
-        guard let name = lastName, let joined = headerFields[name] else {
+        guard let last = fieldLines.indices.last else {
             return  // whitespace right after the status line: consumed without further processing
         }
         let more = Self.value(line)
         guard !more.isEmpty else {
             return
         }
-        // The joined value ends with the previous line's value, which the fold continues: after a space, unless that
-        // value is empty (then the joined value is empty or ends with ", ", as no value ends with a space).
-        let continuesEmpty = joined.isEmpty || joined.utf8.last == 0x20
-        headerFields[name] = continuesEmpty ? joined + more : joined + " " + more
-        if let last = fieldLines.indices.last {
-            let previous = fieldLines[last].value
-            fieldLines[last].value = previous.isEmpty ? more : previous + " " + more
-        }
+        // The fold continues the previous line's value, after a space unless that value is empty.
+        let previous = fieldLines[last].value
+        fieldLines[last].value = previous.isEmpty ? more : previous + " " + more
     }
 
     // MARK: - Bytes

@@ -8,11 +8,9 @@ import Testing
     static func parse(
         _ head: String,
         maximumHeadBytes: Int = ResponseHeadParser.maximumHeadBytes,
-        maximumFieldCount: Int = ResponseHeadParser.maximumFieldCount,
-        keepsFieldLines: Bool = true
+        maximumFieldCount: Int = ResponseHeadParser.maximumFieldCount
     ) -> Result<(ResponseHeadParser, [ResponseHeadParser.Progress]), ResponseHeadParser.Failure> {
-        var parser = ResponseHeadParser(
-            maximumHeadBytes: maximumHeadBytes, maximumFieldCount: maximumFieldCount, keepsFieldLines: keepsFieldLines)
+        var parser = ResponseHeadParser(maximumHeadBytes: maximumHeadBytes, maximumFieldCount: maximumFieldCount)
         var progress: [ResponseHeadParser.Progress] = []
         for line in Data(head.utf8).split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
             let bytes = Data(line) + [0x0A]
@@ -112,10 +110,6 @@ import Testing
         #expect(parser.headerFields == ["Set-Cookie": "a=1, b=2", "Vary": "Accept"])
         #expect(parser.fieldLines.map { $0.name } == ["Set-Cookie", "Vary", "Set-Cookie"])
         #expect(parser.fieldLines.map { $0.value } == ["a=1", "Accept", "b=2"])
-        #expect(
-            ResponseHeadParserTests.parse("HTTP/1.1 200 OK\r\nA: 1\r\n\r\n", keepsFieldLines: false).map {
-                $0.0.fieldLines.count
-            } == .success(0))
     }
 
     @Test func anObsFoldContinuesThePreviousValueAfterOneSpace() throws {

@@ -81,7 +81,7 @@ import Testing
             return
         }
         #expect(response.status == 500)
-        #expect(response.value(forHeader: "content-type") == "application/json")
+        #expect(response.headers["content-type"] == "application/json")
         #expect(response.url == server.url("/status/500"))
         #expect(
             error.description
@@ -104,8 +104,8 @@ import Testing
         let session = try makeSession(transport, callbackQueue: callbackQueue)
         let response: Response = try await session.perform(TestRequest(server.url("/users/1"), method: .head))
         #expect(response.status == 200)
-        #expect(response.value(forHeader: "Content-Type") == "application/json")
-        #expect(Int(response.value(forHeader: "content-length") ?? "") ?? 0 > 0)
+        #expect(response.headers["Content-Type"] == "application/json")
+        #expect(Int(response.headers["content-length"] ?? "") ?? 0 > 0)
         #expect(response.data?.isEmpty ?? true)
     }
 

@@ -1,0 +1,224 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// HTTP header fields: an ordered list of names and values, looked up by name whatever its case.
+///
+/// The fields keep the order they were sent or received in, each name as it was written, and a field sent twice
+/// stays two fields. A name reads the value, as HTTP combines repeated fields:
+///
+/// ```swift
+/// let headers: HeaderFields = ["Content-Type": "application/json", "X-Amz-Date": "20260101T000000Z"]
+/// headers["content-type"]  // "application/json"
+/// headers["x-amz-date"]  // "20260101T000000Z"
+/// ```
+///
+/// `Set-Cookie` is the one field whose values cannot be combined (an `Expires` date holds a comma): the name reads
+/// its first value; ``values(for:)`` reads each field's own value, as it does for any name. A dictionary literal
+/// makes fields in its own order; ``init(_:)`` makes repeated ones.
+///
+/// Two values are equal when they hold the same fields in the same order, names compared ignoring case.
+public struct HeaderFields: Sendable {
+    private let storage: Storage
+
+    /// Creates header fields from `fields`, in order, repeated names included.
+    ///
+    /// - Parameter fields: The names and values, for example `[("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")]`.
+    public init(_ fields: [(name: String, value: String)]) {
+        storage = .list(fields)
+    }
+
+    /// Creates header fields from a dictionary, in the order of their names (a dictionary has none of its own).
+    ///
+    /// - Parameter dictionary: The names and values.
+    public init(_ dictionary: [String: String]) {
+        self.init(dictionary.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
+    }
+
+    /// The fields of `httpResponse`, read from Foundation only when someone asks: most responses are decoded without
+    /// a look at their headers, and copying them costs more than the rest of Fetch's own work.
+    package init(_ httpResponse: HTTPURLResponse) {
+        storage = .foundation(FoundationFields(httpResponse))
+    }
+
+    /// The value of the field `name`, whatever its case; the values of a repeated field joined with `, `, except
+    /// `Set-Cookie`'s, whose first value this is.
+    ///
+    /// - Parameter name: The field name, in any case, for example `"content-type"`.
+    /// - Returns: The value, or `nil` when there is no such field.
+    public subscript(name: String) -> String? {
+        if case .foundation(let foundation) = storage, let value = foundation.valueBeforeConversion(named: name) {
+            return value
+        }
+        var found: String?
+        for field in fields where HeaderName.equal(field.name, name) {
+            guard let previous = found else {
+                found = field.value
+                continue
+            }
+            if HeaderName.equal(name, "Set-Cookie") {
+                break
+            }
+            found = previous + ", " + field.value
+        }
+        return found
+    }
+
+    /// Each value of the field `name`, whatever its case, in the order they came: one per field.
+    ///
+    /// - Parameter name: The field name, in any case.
+    /// - Returns: The values, empty when there is no such field.
+    public func values(for name: String) -> [String] {
+        fields.compactMap { HeaderName.equal($0.name, name) ? $0.value : nil }
+    }
+
+    /// The fields, in order.
+    package var fields: [(name: String, value: String)] {
+        switch storage {
+        case .list(let fields): fields
+        case .foundation(let foundation): foundation.fields
+        }
+    }
+
+    /// The fields as a dictionary, for Foundation's types: the values of a name repeated in one spelling joined
+    /// with `, `, as Foundation itself joins them.
+    package var dictionary: [String: String] {
+        var dictionary: [String: String] = [:]
+        dictionary.reserveCapacity(count)
+        for (name, value) in fields {
+            if let existing = dictionary.updateValue(value, forKey: name) {
+                dictionary[name] = existing + ", " + value
+            }
+        }
+        return dictionary
+    }
+
+    /// These fields with `value` as the only field `name`, where the first field of that name was (or last).
+    package func setting(_ name: String, to value: String) -> HeaderFields {
+        var fields = fields
+        let index = fields.firstIndex { HeaderName.equal($0.name, name) }
+        fields.removeAll { HeaderName.equal($0.name, name) }
+        fields.insert((name, value), at: Swift.min(index ?? fields.count, fields.count))
+        return HeaderFields(fields)
+    }
+
+    /// These fields without any field named `name`.
+    package func removing(_ name: String) -> HeaderFields {
+        HeaderFields(fields.filter { !HeaderName.equal($0.name, name) })
+    }
+
+    /// Whether there is a field named `name`, whatever its case.
+    package func contains(_ name: String) -> Bool {
+        fields.contains { HeaderName.equal($0.name, name) }
+    }
+
+    private enum Storage: Sendable {
+        case list([(name: String, value: String)])
+        case foundation(FoundationFields)
+    }
+}
+
+// MARK: - RandomAccessCollection
+
+extension HeaderFields: RandomAccessCollection {
+    /// The position of the first field: 0.
+    public var startIndex: Int { 0 }
+
+    /// The position after the last field.
+    public var endIndex: Int { fields.count }
+
+    /// The field at `position`: its name as written, and its value.
+    public subscript(position: Int) -> (name: String, value: String) { fields[position] }
+}
+
+// MARK: - ExpressibleByDictionaryLiteral
+
+extension HeaderFields: ExpressibleByDictionaryLiteral {
+    /// Creates header fields from a dictionary literal, in the literal's order: `["Accept": "application/json"]`.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements.map { (name: $0.0, value: $0.1) })
+    }
+}
+
+// MARK: - Hashable
+
+extension HeaderFields: Hashable {
+    /// Whether both hold the same fields in the same order, names compared ignoring case.
+    public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { HeaderName.equal($0.name, $1.name) && $0.value == $1.value }
+    }
+
+    /// Hashes the fields in order, names ignoring case.
+    public func hash(into hasher: inout Hasher) {
+        for (name, value) in fields {
+            hasher.combine(name.lowercased())
+            hasher.combine(value)
+        }
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension HeaderFields: CustomStringConvertible {
+    /// The fields as `Name: value` lines.
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}
+
+/// The fields of an `HTTPURLResponse`, converted on first use.
+///
+/// `@unchecked Sendable`: `HTTPURLResponse` is immutable once made, and the converted list is behind `converted`'s
+/// lock.
+private final class FoundationFields: @unchecked Sendable {
+    private let httpResponse: HTTPURLResponse
+    private let converted = Locked<[(name: String, value: String)]?>(nil)
+
+    init(_ httpResponse: HTTPURLResponse) {
+        self.httpResponse = httpResponse
+    }
+
+    /// Foundation's own case-insensitive lookup, while the fields are not converted (cheaper than converting).
+    func valueBeforeConversion(named name: String) -> String? {
+        guard converted.withLock({ $0 == nil }) else {
+            return nil
+        }
+        return httpResponse.value(forHTTPHeaderField: name)
+    }
+
+    var fields: [(name: String, value: String)] {
+        converted.withLock { converted in
+            if let converted {
+                return converted
+            }
+            var fields: [(name: String, value: String)] = []
+            let all = httpResponse.allHeaderFields
+            fields.reserveCapacity(all.count)
+            for (name, value) in all {
+                // `base` reads the String inside the AnyHashable without a dynamic cast: half the cost per field.
+                guard let name = name.base as? String else {
+                    continue
+                }
+                fields.append((name, value as? String ?? String(describing: value)))
+            }
+            // Foundation's dictionary has no order: sorted, so that the same response reads the same every time.
+            fields.sort { $0.name < $1.name }
+            converted = fields
+            return fields
+        }
+    }
+}
+
+/// Header field names compare case-insensitively in ASCII (RFC 9110 §5.1), whatever the user's locale.
+package enum HeaderName {
+    /// Whether two field names are the same name.
+    package static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { lowercase($0) == lowercase($1) }
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}
