@@ -39,6 +39,17 @@ enum HTTPMethodSample {
     }
 }
 
+enum HeaderFieldsSample {
+    static func sample() {
+        // DOC-BEGIN
+        let headers: HeaderFields = ["Content-Type": "application/json", "X-Amz-Date": "20260101T000000Z"]
+        let type = headers["content-type"]  // "application/json"
+        let date = headers["x-amz-date"]  // "20260101T000000Z"
+        // DOC-END
+        _ = (type, date)
+    }
+}
+
 enum RequestSample {
     // DOC-BEGIN
     struct GetUser: Request {

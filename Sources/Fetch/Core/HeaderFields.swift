@@ -11,15 +11,16 @@ import Foundation
 ///
 /// ```swift
 /// let headers: HeaderFields = ["Content-Type": "application/json", "X-Amz-Date": "20260101T000000Z"]
-/// headers["content-type"]  // "application/json"
-/// headers["x-amz-date"]  // "20260101T000000Z"
+/// let type = headers["content-type"]  // "application/json"
+/// let date = headers["x-amz-date"]  // "20260101T000000Z"
 /// ```
 ///
 /// `Set-Cookie` is the one field whose values cannot be combined (an `Expires` date holds a comma): the name reads
 /// its first value; ``values(for:)`` reads each field's own value, as it does for any name. A dictionary literal
 /// makes fields in its own order; ``init(_:)`` makes repeated ones.
 ///
-/// Two values are equal when they hold the same fields in the same order, names compared ignoring case.
+/// Two values are equal when each name (in any case) has the same values in the same order: as in HTTP, the order
+/// of fields of different names does not count.
 public struct HeaderFields: Sendable {
     private let storage: Storage
 
@@ -145,17 +146,19 @@ extension HeaderFields: ExpressibleByDictionaryLiteral {
 // MARK: - Hashable
 
 extension HeaderFields: Hashable {
-    /// Whether both hold the same fields in the same order, names compared ignoring case.
+    /// Whether each name, in any case, has the same values in the same order in both.
     public static func == (lhs: HeaderFields, rhs: HeaderFields) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { HeaderName.equal($0.name, $1.name) && $0.value == $1.value }
+        lhs.count == rhs.count && lhs.valuesByName == rhs.valuesByName
     }
 
-    /// Hashes the fields in order, names ignoring case.
+    /// Hashes the values of each name, names ignoring case.
     public func hash(into hasher: inout Hasher) {
-        for (name, value) in fields {
-            hasher.combine(name.lowercased())
-            hasher.combine(value)
-        }
+        hasher.combine(valuesByName)
+    }
+
+    /// The values of each name, lowercased (RFC 9110 §5.3: only the order of fields of one name counts).
+    private var valuesByName: [String: [String]] {
+        fields.reduce(into: [:]) { $0[$1.name.lowercased(), default: []].append($1.value) }
     }
 }
 

@@ -55,6 +55,20 @@ enum StoredResponses {
         directory.url.appendingPathComponent(DiskResponseStore.fileName(for: "https://api.example.com\(path)"))
     }
 
+    @Test func repeatedFieldsStayApartInTheirOrderAcrossADiskRoundTrip() throws {
+        let headers = HeaderFields([
+            ("Cache-Control", "max-age=60"), ("Link", "</one>; rel=next"), ("x-amz-date", "20370101T000000Z"),
+            ("link", "</two>; rel=last"),
+        ])
+        let original = StoredResponses.make("/users/1", headers: headers)
+        try store().insert(original)
+        let read = try #require(
+            try store().response(for: original.key, matching: StoredResponses.request("/users/1")))
+        #expect(read.headers == headers)
+        #expect(read.headers.map(\.name) == ["Cache-Control", "Link", "x-amz-date", "link"])
+        #expect(read.headers.values(for: "Link") == ["</one>; rel=next", "</two>; rel=last"])
+    }
+
     @Test func aSecondStoreOnTheDirectoryAnswersWithTheSameResponse() throws {
         let original = StoredResponses.make("/users/1", varying: ["accept-language": "fr", "x-absent": nil])
         try store().insert(original)

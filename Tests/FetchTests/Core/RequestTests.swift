@@ -25,7 +25,7 @@ import Testing
     @Test func defaultsAreGetWithNoHeadersBodyOrTimeout() throws {
         let request = GetUser(id: 7)
         #expect(request.method == .get)
-        #expect(request.headers == nil)
+        #expect(request.headers.isEmpty)
         #expect(request.body == nil)
         #expect(request.timeout == nil)
         let urlRequest = try request.makeURLRequest()

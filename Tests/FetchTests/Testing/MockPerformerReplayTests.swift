@@ -49,6 +49,24 @@ import Testing
         try #require(URL(string: text))
     }
 
+    @Test func repeatedResponseFieldsStayApartFromRecordingToReplay() throws {
+        let request = TestRequest(try url("https://api.example.test/links"))
+        let headers = HeaderFields([
+            ("Content-Type", "application/json"), ("Link", "</one>; rel=next"), ("Link", "</two>; rel=last"),
+            ("Set-Cookie", "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"), ("Set-Cookie", "b=2"),
+        ])
+        let response = Response(status: 200, headers: headers, data: Data(#"{"id":1}"#.utf8), originalRequest: request)
+        let entry = try HAR.Entry(request: request, response: response, startedDateTime: Date(), timings: .total(0.01))
+        #expect(entry.response.headers.map(\.name) == ["Content-Type", "Link", "Link", "Set-Cookie", "Set-Cookie"])
+        #expect(entry.response.headers.filter { $0.name == "Link" }.map(\.value) == headers.values(for: "Link"))
+
+        let result = Captured<Result<Response, any Error>>()
+        try MockPerformer(replaying: file([entry])).perform(request, completion: result.capture)
+        let replayed = try #require(result.value).get()
+        #expect(replayed.headers.values(for: "Link") == ["</one>; rel=next", "</two>; rel=last"])
+        #expect(replayed.headers.values(for: "Set-Cookie").count == 2, "each cookie redacted on its own")
+    }
+
     @Test func answersSynchronouslyMatchingTheQueryInAnyOrder() throws {
         let recordedRequest = APIRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "2")
         let mock = try MockPerformer(replaying: file([Self.recorded(recordedRequest, id: 7)]))

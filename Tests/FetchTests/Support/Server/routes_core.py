@@ -72,3 +72,19 @@ def closed_port(exchange, match):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     exchange.send_json(200, {"port": port})
+
+
+@route(r"/headers/repeated")
+def repeated_headers(exchange, match):
+    """Two Set-Cookie fields whose Expires dates hold commas, a lowercase name, and a repeated Link, in this order."""
+    body = b"{}"
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/json")
+    exchange.send_header("Content-Length", str(len(body)))
+    exchange.send_header("Set-Cookie", "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/")
+    exchange.send_header("x-amz-date", "20370101T000000Z")
+    exchange.send_header("Link", "</one>; rel=next")
+    exchange.send_header("Set-Cookie", "b=2; Expires=Thu, 22 Oct 2037 07:28:00 GMT")
+    exchange.send_header("Link", "</two>; rel=last")
+    exchange.end_headers()
+    exchange.wfile.write(body)

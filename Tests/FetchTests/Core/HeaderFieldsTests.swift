@@ -1,0 +1,103 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+@Suite struct HeaderFieldsTests {
+    static let cookies = [
+        "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "b=2; Expires=Thu, 22 Oct 2037 07:28:00 GMT",
+    ]
+
+    let repeated = HeaderFields([
+        ("Set-Cookie", cookies[0]), ("x-amz-date", "20370101T000000Z"), ("Link", "</one>; rel=next"),
+        ("set-cookie", cookies[1]), ("LINK", "</two>; rel=last"),
+    ])
+
+    @Test func aNameIsLookedUpWhateverItsCase() {
+        #expect(repeated["X-Amz-Date"] == "20370101T000000Z")
+        #expect(repeated["x-amz-date"] == "20370101T000000Z")
+        #expect(repeated["Content-Type"] == nil)
+        #expect(repeated.values(for: "Content-Type").isEmpty)
+    }
+
+    @Test func repeatedFieldsAreCombinedExceptSetCookieWhichKeepsItsFirstValue() {
+        #expect(repeated["link"] == "</one>; rel=next, </two>; rel=last")
+        #expect(repeated["SET-COOKIE"] == Self.cookies[0])
+    }
+
+    @Test func eachFieldKeepsItsOwnValueAndNameInWireOrder() {
+        #expect(repeated.values(for: "Set-Cookie") == Self.cookies)
+        #expect(repeated.values(for: "link") == ["</one>; rel=next", "</two>; rel=last"])
+        #expect(repeated.map(\.name) == ["Set-Cookie", "x-amz-date", "Link", "set-cookie", "LINK"])
+    }
+
+    @Test func aDictionaryLiteralKeepsItsOrder() {
+        let headers: HeaderFields = ["Z-Last": "1", "A-First": "2", "M-Middle": "3"]
+        #expect(headers.map(\.name) == ["Z-Last", "A-First", "M-Middle"])
+        #expect(HeaderFields(["b": "2", "a": "1"]).map(\.name) == ["a", "b"], "a dictionary: sorted by name")
+    }
+
+    @Test func equalFieldsHaveTheSameValuesForEachNameInTheSameOrderNamesIgnoringCase() {
+        let lower: HeaderFields = ["etag": "1", "vary": "accept"]
+        #expect(lower == ["ETag": "1", "Vary": "accept"])
+        #expect(lower == ["Vary": "accept", "ETag": "1"], "fields of different names: their order does not count")
+        #expect(Set([lower, ["VARY": "accept", "ETAG": "1"]]).count == 1)
+        #expect(lower != ["etag": "1", "vary": "Accept"])
+        #expect(HeaderFields([("Link", "a"), ("Link", "b")]) != HeaderFields([("Link", "b"), ("Link", "a")]))
+        #expect(HeaderFields([("Link", "a"), ("Link", "b")]) != ["Link": "a, b"])
+    }
+
+    @Test func aRequestHeaderSetInOneCaseIsReadInAnother() throws {
+        let spy = SpyPerformer()
+        spy.perform(TestRequest("https://s3.example.test/bucket", headers: ["X-Amz-Date": "20370101T000000Z"])) {
+            (_: Result<Data, any Error>) in
+        }
+        let sent = try #require(spy.requests.first)
+        #expect(sent.headers["x-amz-date"] == "20370101T000000Z")
+        #expect(try sent.makeURLRequest().value(forHTTPHeaderField: "x-amz-date") == "20370101T000000Z")
+    }
+
+    @Test func aMockAnswerKeepsRepeatedFieldsApart() throws {
+        let result = Captured<Result<Response, any Error>>()
+        MockPerformer(response: MockResponse(headers: repeated)).perform(
+            TestRequest("https://example.test/"), completion: result.capture)
+        let response = try #require(result.value).get()
+        #expect(response.headers.values(for: "Set-Cookie") == Self.cookies)
+        #expect(response.headers == repeated)
+    }
+}
+
+/// Header fields as each transport delivers them from the loopback server's `/headers/repeated`.
+@Suite struct HeaderFieldsWireTests {
+    let server: TestServer
+
+    init() throws {
+        server = try TestServer.running()
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aLowercaseNameSentIsReadInAnyCase(on transport: SessionTransport) async throws {
+        let response: Response = try await makeSession(transport).perform(TestRequest(server.url("/headers/repeated")))
+        #expect(response.headers["X-Amz-Date"] == "20370101T000000Z")
+    }
+
+    #if os(Linux)
+        @Test func libcurlKeepsTwoSetCookieFieldsApartWithNamesAsSentInWireOrder() async throws {
+            let response: Response = try await makeSession(.curl).perform(TestRequest(server.url("/headers/repeated")))
+            #expect(response.headers.values(for: "Set-Cookie") == HeaderFieldsTests.cookies)
+            #expect(response.headers["Set-Cookie"] == HeaderFieldsTests.cookies[0])
+            #expect(response.headers.values(for: "Link") == ["</one>; rel=next", "</two>; rel=last"])
+            let names = response.headers.map(\.name).filter { !["Server", "Date"].contains($0) }
+            #expect(names == ["Content-Type", "Content-Length", "Set-Cookie", "x-amz-date", "Link", "Set-Cookie", "Link"])
+        }
+    #endif
+
+    /// As `PlatformDifferences.md` says: Foundation hands over a dictionary, whose repeated fields are one field,
+    /// joined with ", ".
+    @Test func urlSessionDeliversRepeatedFieldsAsFoundationJoinedThem() async throws {
+        let response: Response = try await makeSession(.urlSession).perform(
+            TestRequest(server.url("/headers/repeated")))
+        #expect(response.headers.values(for: "Set-Cookie") == [HeaderFieldsTests.cookies.joined(separator: ", ")])
+        #expect(response.headers["Link"] == "</one>; rel=next, </two>; rel=last")
+    }
+}
