@@ -67,7 +67,9 @@ public struct MockResponse: Sendable {
     ///   - headers: More header fields. The default is none.
     /// - Returns: The answer.
     public static func json(_ json: String, status: Int = 200, headers: HeaderFields = [:]) -> MockResponse {
-        let headers = headers.contains("Content-Type") ? headers : HeaderFields(Array(headers) + [("Content-Type", "application/json")])
+        let headers =
+            headers.contains("Content-Type")
+            ? headers : HeaderFields(Array(headers) + [("Content-Type", "application/json")])
         return MockResponse(status: status, headers: headers, data: Data(json.utf8))
     }
 
@@ -108,7 +110,8 @@ enum MockExchange {
             // Foundation's response checks the head as a transport's would; the answer keeps the mock's fields
             // as they are, repeated ones apart, as libcurl's would.
             return Exchange.response(for: request, data: mock.data, urlResponse: httpResponse, error: nil).map { _ in
-                Response(status: mock.status, headers: mock.headers, data: mock.data, originalRequest: request, url: url)
+                Response(
+                    status: mock.status, headers: mock.headers, data: mock.data, originalRequest: request, url: url)
             }
         }
     }

@@ -265,7 +265,8 @@ struct Answer: Decodable, Parsable, Equatable {
         _ = try perform(performer, nil) as Answer
 
         let posted = Captured<Result<Data, any Error>>()
-        performer.perform(TestRequest(url, method: .post, headers: HeaderFields(Self.alice)), completion: posted.capture)
+        performer.perform(
+            TestRequest(url, method: .post, headers: HeaderFields(Self.alice)), completion: posted.capture)
         _ = try #require(posted.value).get()
 
         #expect(performer.storedResponseCount == 1, "Bob's stays: its key is not known without his credentials")

@@ -88,7 +88,8 @@ import Testing
             #expect(response.headers["Set-Cookie"] == HeaderFieldsTests.cookies[0])
             #expect(response.headers.values(for: "Link") == ["</one>; rel=next", "</two>; rel=last"])
             let names = response.headers.map(\.name).filter { !["Server", "Date"].contains($0) }
-            #expect(names == ["Content-Type", "Content-Length", "Set-Cookie", "x-amz-date", "Link", "Set-Cookie", "Link"])
+            #expect(
+                names == ["Content-Type", "Content-Length", "Set-Cookie", "x-amz-date", "Link", "Set-Cookie", "Link"])
         }
     #endif
 

@@ -123,7 +123,9 @@ import Testing
         return try #require(components.url)
     }
 
-    let credentials: HeaderFields = ["Authorization": "Bearer secret-token", "Cookie": "session=s3cr3t", "X-Trace": "kept"]
+    let credentials: HeaderFields = [
+        "Authorization": "Bearer secret-token", "Cookie": "session=s3cr3t", "X-Trace": "kept",
+    ]
 
     @Test(arguments: SessionTransport.allCases)
     func aRedirectToAnotherHostArrivesWithoutCredentials(on transport: SessionTransport) async throws {
