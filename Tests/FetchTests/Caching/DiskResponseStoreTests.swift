@@ -69,6 +69,23 @@ enum StoredResponses {
         #expect(read.headers.values(for: "Link") == ["</one>; rel=next", "</two>; rel=last"])
     }
 
+    @Test func aNotModifiedReplacesEveryStoredFieldOfANameItSendsAndKeepsItsOwnRepeatedFieldsApart() throws {
+        let stored = StoredResponses.make(
+            "/users/1",
+            headers: HeaderFields([
+                ("Cache-Control", "max-age=60"), ("Link", "</old-1>"), ("ETag", #""v1""#), ("link", "</old-2>"),
+            ]))
+        let notModified = Response(
+            status: 304, headers: HeaderFields([("LINK", "</new-1>"), ("LINK", "</new-2>")]),
+            originalRequest: TestRequest("https://api.example.com/users/1"))
+        let refreshed = stored.refreshed(
+            by: notModified, requestTime: StoredResponses.requestTime, responseTime: StoredResponses.requestTime,
+            isShared: false)
+        #expect(refreshed.headers.values(for: "Link") == ["</new-1>", "</new-2>"])
+        #expect(refreshed.headers["etag"] == #""v1""#)
+        #expect(refreshed.headers["Cache-Control"] == "max-age=60")
+    }
+
     @Test func aSecondStoreOnTheDirectoryAnswersWithTheSameResponse() throws {
         let original = StoredResponses.make("/users/1", varying: ["accept-language": "fr", "x-absent": nil])
         try store().insert(original)

@@ -57,6 +57,13 @@ import Testing
         #expect(try sent.makeURLRequest().value(forHTTPHeaderField: "x-amz-date") == "20370101T000000Z")
     }
 
+    @Test func aRequestSendsEveryFieldOfARepeatedName() throws {
+        let request = TestRequest(
+            "https://example.test/", headers: HeaderFields([("Accept", "text/html"), ("accept", "application/json")]))
+        let sent = try #require(try request.makeURLRequest().value(forHTTPHeaderField: "Accept"))
+        #expect(sent.contains("text/html") && sent.contains("application/json"), "\(sent)")
+    }
+
     @Test func aMockAnswerKeepsRepeatedFieldsApart() throws {
         let result = Captured<Result<Response, any Error>>()
         MockPerformer(response: MockResponse(headers: repeated)).perform(
