@@ -39,7 +39,7 @@ struct Answer: Decodable, Parsable, Equatable {
     let call: Int
 }
 
-/// ``CachingPerformer`` keeps users apart: a private cache keys responses by the request's credentials (hashed), a
+/// ``CachedPerformer`` keeps users apart: a private cache keys responses by the request's credentials (hashed), a
 /// shared one stores a response to credentials only when the server marks it shareable, no response with
 /// `Set-Cookie` is stored, no credential is kept in clear, and one call drops a user's responses.
 @Suite struct CachingPerformerIdentityTests {
@@ -59,19 +59,18 @@ struct Answer: Decodable, Parsable, Equatable {
 
     func makePerformer(
         _ base: any RequestPerforming, _ storage: Storage, storesPrivateResponses: Bool = true
-    ) throws -> CachingPerformer {
+    ) throws -> CachedPerformer {
         switch storage {
         case .memory:
-            return CachingPerformer(base, storesPrivateResponses: storesPrivateResponses)
+            return CachedPerformer(base, ResponseCache(storesPrivateResponses: storesPrivateResponses))
         case .disk:
             // No memory in front: every hit is read from disk.
-            return try CachingPerformer(
-                base, directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses)
+            return try CachedPerformer(base, ResponseCache(directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses))
         }
     }
 
     func perform<T: Parsable>(
-        _ performer: CachingPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
+        _ performer: CachedPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
     ) throws -> T {
         let result = Captured<Result<T, any Error>>()
         performer.perform(TestRequest(path.map { url + $0 } ?? url, headers: headers), completion: result.capture)
@@ -184,7 +183,7 @@ struct Answer: Decodable, Parsable, Equatable {
     func sMaxageIsTheLifetimeOfASharedCacheOnly(isShared: Bool) throws {
         let backend = WhoAsked(headers: ["Cache-Control": "max-age=10, s-maxage=120"])
         let clock = TestClock()
-        let performer = CachingPerformer(backend.performer, storesPrivateResponses: !isShared) { clock.now }
+        let performer = CachedPerformer(backend.performer, ResponseCache(storesPrivateResponses: !isShared) { clock.now })
 
         _ = try perform(performer, nil) as Answer
         clock.advance(by: 60)
@@ -278,16 +277,16 @@ struct Answer: Decodable, Parsable, Equatable {
         server = try TestServer.running()
     }
 
-    func makePerformer(_ transport: SessionTransport, directory: URL?) throws -> CachingPerformer {
+    func makePerformer(_ transport: SessionTransport, directory: URL?) throws -> CachedPerformer {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         let session = try makeSession(transport, configuration: configuration)
         if let directory {
-            return try CachingPerformer(session, directory: directory, maximumBytes: 0)
+            return try CachedPerformer(session, ResponseCache(directory: directory, maximumBytes: 0))
         }
-        return CachingPerformer(session)
+        return CachedPerformer(session, ResponseCache())
     }
 
     @Test(arguments: SessionTransport.allCases, [false, true])
