@@ -35,11 +35,12 @@ extension FetchBench {
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up
         let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
         let sent = Locked(0)
-        let counted = session.with(.observe { event in
-            if case .started = event {
-                sent.withLock { $0 += 1 }
-            }
-        })
+        let counted = session.with(
+            .observe { event in
+                if case .started = event {
+                    sent.withLock { $0 += 1 }
+                }
+            })
         let responses: ResponseCache
         do {
             responses = try ResponseCache(directory: directory, maximumBytes: 0)

@@ -70,7 +70,8 @@ struct TestingYourAPIClientArticle {
         let spy = SpyPerformer()
         let scheduler = TestScheduler()
         let user = Captured<Result<User, any Error>>()
-        let api = UserAPI(baseURL: baseURL, performer: spy.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)))
+        let policy = RetryPolicy(backoff: Backoff(jitter: 0))
+        let api = UserAPI(baseURL: baseURL, performer: spy.with(.retry(policy, scheduler: scheduler)))
         api.user(id: 1, completion: user.capture)
 
         spy.complete(status: 503)

@@ -49,13 +49,19 @@ struct CachingPerformerAgeTests {
             let directory = try TemporaryDirectory()
             let clock = TestClock()
             let now: @Sendable () -> Date = { clock.now }
-            let memory = CachedPerformer(Self.onceThenOffline(headers), ResponseCache(offlinePolicy: .serveStoredOnFailure, now: now))
-            let disk = try CachedPerformer(Self.onceThenOffline(headers), ResponseCache(directory: directory.url, maximumBytes: 0, offlinePolicy: .serveStoredOnFailure, now: now))
+            let memory = CachedPerformer(
+                Self.onceThenOffline(headers), ResponseCache(offlinePolicy: .serveStoredOnFailure, now: now))
+            let disk = try CachedPerformer(
+                Self.onceThenOffline(headers),
+                ResponseCache(directory: directory.url, maximumBytes: 0, offlinePolicy: .serveStoredOnFailure, now: now)
+            )
             for performer in [memory, disk] {
                 let _: Hit = try await performer.perform(TestRequest("http://example.test/age"))
             }
             clock.advance(by: 100)
-            let restarted = try CachedPerformer(MockPerformer(error: URLError(.notConnectedToInternet)), ResponseCache(directory: directory.url, offlinePolicy: .serveStoredOnFailure, now: now))
+            let restarted = try CachedPerformer(
+                MockPerformer(error: URLError(.notConnectedToInternet)),
+                ResponseCache(directory: directory.url, offlinePolicy: .serveStoredOnFailure, now: now))
 
             for (name, performer) in [("memory", memory), ("disk", disk), ("disk after a restart", restarted)] {
                 let response: Response = try await performer.perform(TestRequest("http://example.test/age"))

@@ -25,7 +25,12 @@ import Testing
         maximumBytes: Int = 1 << 20,
         offlinePolicy: ResponseCache.OfflinePolicy = .never
     ) throws -> CachedPerformer {
-        try CachedPerformer(base, ResponseCache(directory: directory.url, maximumDiskBytes: maximumDiskBytes, maximumBytes: maximumBytes, offlinePolicy: offlinePolicy) { [clock] in clock.now })
+        try CachedPerformer(
+            base,
+            ResponseCache(
+                directory: directory.url, maximumDiskBytes: maximumDiskBytes, maximumBytes: maximumBytes,
+                offlinePolicy: offlinePolicy
+            ) { [clock] in clock.now })
     }
 
     static func network(hit: Int = 1, cacheControl: String = "max-age=60") -> SpyPerformer {

@@ -65,7 +65,10 @@ struct Answer: Decodable, Parsable, Equatable {
             return CachedPerformer(base, ResponseCache(storesPrivateResponses: storesPrivateResponses))
         case .disk:
             // No memory in front: every hit is read from disk.
-            return try CachedPerformer(base, ResponseCache(directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses))
+            return try CachedPerformer(
+                base,
+                ResponseCache(directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses)
+            )
         }
     }
 
@@ -183,7 +186,8 @@ struct Answer: Decodable, Parsable, Equatable {
     func sMaxageIsTheLifetimeOfASharedCacheOnly(isShared: Bool) throws {
         let backend = WhoAsked(headers: ["Cache-Control": "max-age=10, s-maxage=120"])
         let clock = TestClock()
-        let performer = CachedPerformer(backend.performer, ResponseCache(storesPrivateResponses: !isShared) { clock.now })
+        let performer = CachedPerformer(
+            backend.performer, ResponseCache(storesPrivateResponses: !isShared) { clock.now })
 
         _ = try perform(performer, nil) as Answer
         clock.advance(by: 60)

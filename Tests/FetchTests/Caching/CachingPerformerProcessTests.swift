@@ -75,7 +75,8 @@ struct CachingPerformerProcessTests {
             }
 
             let strict = try CachedPerformer(session, ResponseCache(directory: directory))
-            let offline = try CachedPerformer(session, ResponseCache(directory: directory, offlinePolicy: .serveStoredOnFailure))
+            let offline = try CachedPerformer(
+                session, ResponseCache(directory: directory, offlinePolicy: .serveStoredOnFailure))
 
             let freshAnswer: Response = try await strict.perform(fresh)
             #expect(!freshAnswer.isStale)

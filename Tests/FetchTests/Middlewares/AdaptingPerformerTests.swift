@@ -16,12 +16,15 @@ import Testing
 
     @Test func adaptersRunInOrderBeforeTheRequestIsSent() throws {
         let spy = SpyPerformer()
-        spy.with(.adapt([
-            RequestAdapter { $0.setValue("first", forHTTPHeaderField: "X-Order") },
-            RequestAdapter {
-                $0.setValue(($0.value(forHTTPHeaderField: "X-Order") ?? "") + ",second", forHTTPHeaderField: "X-Order")
-            },
-        ])).perform(request) { (_: Result<Data, any Error>) in }
+        spy.with(
+            .adapt([
+                RequestAdapter { $0.setValue("first", forHTTPHeaderField: "X-Order") },
+                RequestAdapter {
+                    $0.setValue(
+                        ($0.value(forHTTPHeaderField: "X-Order") ?? "") + ",second", forHTTPHeaderField: "X-Order")
+                },
+            ])
+        ).perform(request) { (_: Result<Data, any Error>) in }
         #expect(try sent(spy).value(forHTTPHeaderField: "X-Order") == "first,second")
         #expect(try sent(spy).value(forHTTPHeaderField: "Accept") == "application/json")
     }
@@ -88,13 +91,14 @@ import Testing
         }
         let store = TokenStore()
         let mock = MockPerformer { request in .text(request.headers?["X-Token"] ?? "none") }
-        let performer = mock.with(.adapt([
-            RequestAdapter.async { request in
-                var request = request
-                request.setValue(await store.token(), forHTTPHeaderField: "X-Token")
-                return request
-            }
-        ]))
+        let performer = mock.with(
+            .adapt([
+                RequestAdapter.async { request in
+                    var request = request
+                    request.setValue(await store.token(), forHTTPHeaderField: "X-Token")
+                    return request
+                }
+            ]))
         let token: String = try await performer.perform(request)
         #expect(token == "from-actor")
     }
@@ -103,12 +107,14 @@ import Testing
         let spy = SpyPerformer()
         let gate = Captured<Bool>()
         let results = Captured<Result<Data, any Error>>()
-        let call = spy.with(.adapt([
-            RequestAdapter.async { request in
-                _ = try? await gate.first()
-                return request
-            }
-        ])).perform(request, completion: results.capture)
+        let call = spy.with(
+            .adapt([
+                RequestAdapter.async { request in
+                    _ = try? await gate.first()
+                    return request
+                }
+            ])
+        ).perform(request, completion: results.capture)
         call.cancel()
         gate.capture(true)
         guard case .cancelled = try fetchError(try await results.first()) else {
@@ -151,7 +157,8 @@ import Testing
     @Test func seesEveryAttemptOfARetriedCallThroughASession() async throws {
         let server = try TestServer.running()
         let events = Captured<FetchEvent>()
-        let performer = makeSession().with(.observe(events.capture)).with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 0.01, jitter: 0))))
+        let performer = makeSession().with(.observe(events.capture)).with(
+            .retry(RetryPolicy(backoff: Backoff(initialDelay: 0.01, jitter: 0))))
         let _: Data = try await performer.perform(TestRequest(server.url("/flaky/\(UUID().uuidString)?fail=1")))
         let statuses = events.values.compactMap { event -> Int? in
             if case .finished(_, let status, _, _) = event { status } else { nil }

@@ -30,7 +30,8 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         ])
         let scheduler = TestScheduler()
         let user = Captured<Result<User, any Error>>()
-        mock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)).perform(request, completion: user.capture)
+        mock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)).perform(
+            request, completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
         #expect(calls.withLock { $0 } == 3)
         #expect(scheduler.delays == [0.5, 1])
@@ -122,8 +123,9 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let spy = SpyPerformer()
         let scheduler = TestScheduler(runsImmediately: false)
         let user = Captured<Result<User, any Error>>()
-        spy.with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 2, jitter: 0), deadline: 5), scheduler: scheduler)).perform(
-            request, completion: user.capture)
+        spy.with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 2, jitter: 0), deadline: 5), scheduler: scheduler))
+            .perform(
+                request, completion: user.capture)
         spy.complete(status: 503)
         scheduler.advance(by: 2)
         #expect(spy.calls.count == 2)

@@ -111,8 +111,8 @@ import Testing
     @Test(arguments: SessionTransport.allCases)
     func cancellationIsDeliveredOnTheSessionsQueueToo(on transport: SessionTransport) async throws {
         let queue = makeQueue("cancelled")
-        let stack = try makeSession(transport, callbackQueue: queue).with(.retry()).with(HopThroughAnotherQueue()).with(.observe 
-        { _ in })
+        let stack = try makeSession(transport, callbackQueue: queue).with(.retry()).with(HopThroughAnotherQueue()).with(
+            .observe { _ in })
         let onQueue = Captured<(Bool, Result<Data, any Error>)>()
         let call = stack.perform(TestRequest(server.url("/delay/3000"))) { (result: Result<Data, any Error>) in
             onQueue.capture((OperationQueue.current === queue, result))

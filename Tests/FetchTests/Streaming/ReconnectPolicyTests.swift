@@ -21,11 +21,23 @@ import Testing
     }
 
     @Test func thePolicysOwnWaitIsHeldBetweenTheFloorAndTheMaximum() {
-        #expect(ReconnectPolicy(backoff: Backoff(initialDelay: 0, maximumDelay: 60, jitter: 0)).delay(reconnectionTime: nil, failures: 0) == 0.1)
-        #expect(ReconnectPolicy(backoff: Backoff(initialDelay: -5, maximumDelay: 60, jitter: 0)).delay(reconnectionTime: nil, failures: 2) == 0.4)
-        #expect(ReconnectPolicy(backoff: Backoff(initialDelay: .nan, maximumDelay: 60, jitter: 0)).delay(reconnectionTime: nil, failures: 0) == 0.1)
-        #expect(ReconnectPolicy(backoff: Backoff(initialDelay: 100, maximumDelay: 10, jitter: 0)).delay(reconnectionTime: nil, failures: 0) == 10)
-        #expect(ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 0, jitter: 0)).delay(reconnectionTime: 5000, failures: 4) == 0.1)
-        #expect(ReconnectPolicy(backoff: Backoff(initialDelay: 1, maximumDelay: 60, jitter: 0)).delay(reconnectionTime: nil, failures: 2) == 4)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 0, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 0) == 0.1)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: -5, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 2) == 0.4)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: .nan, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 0) == 0.1)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 100, maximumDelay: 10, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 0) == 10)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 0, jitter: 0)).delay(
+                reconnectionTime: 5000, failures: 4) == 0.1)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 1, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 2) == 4)
     }
 }

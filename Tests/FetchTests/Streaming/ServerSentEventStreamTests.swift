@@ -33,7 +33,9 @@ import Testing
     @Test func aRetryTooLargeForAnIntWaitsTheMaximumDelay() async throws {
         let mock = MockStream(connections: [Self.retryOnly("99999999999999999999999999"), .noContent])
         let scheduler = TestScheduler()
-        for try await _ in mock.events(request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0)), scheduler: scheduler)
+        for try await _ in mock.events(
+            request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0)),
+            scheduler: scheduler)
         {}
         #expect(scheduler.delays == [2])
     }

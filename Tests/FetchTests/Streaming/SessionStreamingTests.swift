@@ -86,7 +86,8 @@ import Testing
         let request = TestRequest(server.url("/stream/retry/\(id)?retry=9999999999999&events=1&connections=2"))
         var received: [String] = []
         let events = try makeSession(transport).events(
-            request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0)), scheduler: scheduler)
+            request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0)),
+            scheduler: scheduler)
         for try await event in events {
             received.append(event.data)
         }

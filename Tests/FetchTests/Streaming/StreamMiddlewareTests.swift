@@ -42,7 +42,8 @@ import Testing
     @Test func aStatusRetriedBeforeTheFirstByteOpensTheStream() async throws {
         let mock = MockStream(connections: [.status(503), Self.connection("a", "b")])
         let scheduler = TestScheduler()
-        let stream = try await mock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)).stream(request)
+        let stream = try await mock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)).stream(
+            request)
         #expect(try await Self.body(of: stream) == ["a", "b"])
         #expect(mock.requests.count == 2)
         #expect(scheduler.delays == [0.5])

@@ -1,5 +1,5 @@
-import Foundation
 import Fetch
+import Foundation
 
 /// A performer behind `.cache(cache)`, with the cache at hand: what the cache tests call through and look into.
 struct CachedPerformer: RequestPerforming {

@@ -51,7 +51,9 @@ public struct Backoff: Sendable, Equatable {
     ///   - first: The wait after the first failure, if not ``initialDelay``.
     ///   - random: A number in 0...1 that picks the jitter; 0 takes none off.
     /// - Returns: The wait, in seconds: never negative, NaN or above ``maximumDelay`` (when that is positive).
-    package func delay(afterFailures failures: Int, startingAt first: TimeInterval? = nil, random: Double) -> TimeInterval {
+    package func delay(afterFailures failures: Int, startingAt first: TimeInterval? = nil, random: Double)
+        -> TimeInterval
+    {
         let start = first ?? initialDelay
         let exponential = start * pow(multiplier, Double(max(failures - 1, 0)))
         let capped = exponential <= maximumDelay ? exponential : maximumDelay
