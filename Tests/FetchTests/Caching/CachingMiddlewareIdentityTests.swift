@@ -42,7 +42,7 @@ struct Answer: Decodable, Parsable, Equatable {
 /// ``CachedPerformer`` keeps users apart: a private cache keys responses by the request's credentials (hashed), a
 /// shared one stores a response to credentials only when the server marks it shareable, no response with
 /// `Set-Cookie` is stored, no credential is kept in clear, and one call drops a user's responses.
-@Suite struct CachingPerformerIdentityTests {
+@Suite struct CachingMiddlewareIdentityTests {
     let directory: TemporaryDirectory
     let url = "http://example.test/profile/\(UUID().uuidString)"
     static let alice = ["Authorization": "Bearer alice-token-1f7c"]
@@ -274,7 +274,7 @@ struct Answer: Decodable, Parsable, Equatable {
 }
 
 /// The two-user case end to end, through each transport's `Session` against the test server.
-@Suite struct CachingPerformerIdentityServerTests {
+@Suite struct CachingMiddlewareIdentityServerTests {
     let server: TestServer
 
     init() throws {

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct AdaptingPerformerTests {
+@Suite struct AdaptingMiddlewareTests {
     let request = TestRequest("https://api.example.com/users/1", headers: ["Accept": "application/json"])
 
     func sent(_ spy: SpyPerformer) throws -> URLRequest {
@@ -126,7 +126,7 @@ import Testing
     }
 }
 
-@Suite struct ObservingPerformerTests {
+@Suite struct ObservingMiddlewareTests {
     @Test func reportsStartAndFinishWithStatusAndBytes() throws {
         let events = Captured<FetchEvent>()
         let result = Captured<Result<Data, any Error>>()

@@ -9,7 +9,7 @@ import Testing
 
 /// Stale responses through ``CachedPerformer`` (RFC 5861 and the offline policy), synchronously over a pending
 /// ``SpyPerformer`` and a virtual clock: the test decides when and how the network answers.
-@Suite struct CachingPerformerStaleTests {
+@Suite struct CachingMiddlewareStaleTests {
     let clock = TestClock()
     let spy = SpyPerformer()
     let request = TestRequest("http://example.test/items/\(UUID().uuidString)")

@@ -20,7 +20,7 @@ final class TestClock: Sendable {
     }
 }
 
-@Suite struct CachingPerformerTests {
+@Suite struct CachingMiddlewareTests {
     let server: TestServer
     let clock = TestClock()
     let session: Session

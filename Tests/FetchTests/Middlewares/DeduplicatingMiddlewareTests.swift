@@ -8,7 +8,7 @@ struct Hit: Decodable, Parsable, Equatable {
     let hit: Int
 }
 
-@Suite struct DeduplicatingPerformerTests {
+@Suite struct DeduplicatingMiddlewareTests {
     @Test func hundredConcurrentIdenticalGETsReachTheServerOnce() async throws {
         let server = try TestServer.running()
         let path = "/slow/\(UUID().uuidString)"

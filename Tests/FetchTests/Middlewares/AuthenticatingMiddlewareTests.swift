@@ -46,7 +46,7 @@ extension SpyPerformer.Call {
     }
 }
 
-@Suite struct AuthenticatingPerformerTests {
+@Suite struct AuthenticatingMiddlewareTests {
     let request = TestRequest("https://api.example.com/me")
 
     @Test func credentialsGoOnEveryRequest() {

@@ -10,7 +10,7 @@ import Testing
 
 /// ``CachedPerformer`` with a directory: responses outlive the performer, memory answers first, and the disk holds
 /// its bound and survives damaged files.
-@Suite struct CachingPerformerDiskTests {
+@Suite struct CachingMiddlewareDiskTests {
     let directory: TemporaryDirectory
     let clock = TestClock()
     let url = "http://example.test/items/\(UUID().uuidString)"

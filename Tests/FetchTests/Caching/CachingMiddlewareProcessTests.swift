@@ -15,9 +15,9 @@ import Testing
 /// server and stops it when it exits, so the filling child's server is gone when the second child runs: its port
 /// refuses connections, which the second child checks before anything else.
 @Suite(.enabled(if: ChildSuiteRun.isAvailable, "runs this test binary again through /proc/self/exe (Linux)"))
-struct CachingPerformerProcessTests {
+struct CachingMiddlewareProcessTests {
     static let childVariable = "FETCH_CACHE_CHILD"
-    static let test = "CachingPerformerProcessTests/aSecondProcessAnswersFromTheDiskCacheWithTheServerGone"
+    static let test = "CachingMiddlewareProcessTests/aSecondProcessAnswersFromTheDiskCacheWithTheServerGone"
 
     @Test func aSecondProcessAnswersFromTheDiskCacheWithTheServerGone() async throws {
         let environment = ProcessInfo.processInfo.environment

@@ -20,7 +20,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
     return (mock, calls)
 }
 
-@Suite struct RetryingPerformerTests {
+@Suite struct RetryingMiddlewareTests {
     let request = TestRequest("https://api.example.com/users/1")
     let ada = MockResponse.json(#"{"id": 1, "name": "Ada", "createdAt": "2026-11-30T08:42:12Z"}"#)
 
