@@ -8,7 +8,7 @@ import Foundation
 extension FetchBench {
     // MARK: - Disk cache
 
-    /// A fresh hit read from a ``CachingPerformer``'s directory against a round trip to the HTTP server, alternated
+    /// A fresh hit read from a ``ResponseCache``'s directory against a round trip to the HTTP server, alternated
     /// request by request. The performer keeps nothing in memory (`maximumBytes: 0`), so that every hit opens and
     /// reads the file, checks its hash and decodes its metadata, as the first hit after a restart does. The store
     /// marks a file's use (its modification date) at most once a second, so these repeated hits of one file skip that
@@ -35,18 +35,20 @@ extension FetchBench {
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up
         let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
         let sent = Locked(0)
-        let counted = session.observing { event in
-            if case .started = event {
-                sent.withLock { $0 += 1 }
-            }
-        }
-        let cache: CachingPerformer
+        let counted = session.with(
+            .observe { event in
+                if case .started = event {
+                    sent.withLock { $0 += 1 }
+                }
+            })
+        let responses: ResponseCache
         do {
-            cache = try CachingPerformer(counted, directory: directory, maximumBytes: 0)
+            responses = try ResponseCache(directory: directory, maximumBytes: 0)
         } catch {
             table.value(measure, "no directory: \(error)", target: ">= 20x", passed: false)
             return false
         }
+        let cache = counted.with(.cache(responses))
         let timing = blocking { () -> Comparison in
             // Store the response once; every later call reads it from disk.
             _ = try? await cache.perform(Get(url: cacheableURL)) as Data
@@ -68,7 +70,7 @@ extension FetchBench {
             return Comparison(
                 a: median(rounds.map(\.a)), b: median(rounds.map(\.b)), ratio: median(rounds.map { $0.b / $0.a }))
         }
-        let fromDisk = cache.storedResponseCount == 1 && sent.withLock { $0 } == 1
+        let fromDisk = responses.storedResponseCount == 1 && sent.withLock { $0 } == 1
         table.value(
             measure, String(format: "%.1f", timing.a), baseline: String(format: "%.1f", timing.b),
             ratio: String(format: "%.0fx", timing.ratio),

@@ -22,7 +22,8 @@ extension FetchBench {
             defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up
             let transfers = TransferSession(configuration: serverConfiguration(), callbackQueue: .init())
             let resumption = DownloadResumption(
-                retryPolicy: RetryPolicy(maximumAttempts: 3, initialDelay: 0), scheduler: TestScheduler())
+                retryPolicy: RetryPolicy(maximumAttempts: 3, backoff: Backoff(initialDelay: 0)),
+                scheduler: TestScheduler())
             let destination = directory.appendingPathComponent("file")
             let outcome = blocking { () -> Result<Response, any Error> in
                 do {

@@ -301,7 +301,7 @@ struct FetchBench {
         }
         let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: .init())
         var counts: [Int] = []
-        for performer in [DeduplicatingPerformer(session) as any RequestPerforming, session] {
+        for performer in [session.with(.deduplicate()) as any RequestPerforming, session] {
             let before = InProcessBackend.requests.withLock { $0 }
             let group = DispatchGroup()
             for _ in 0..<100 {
@@ -331,7 +331,8 @@ struct FetchBench {
             return false
         }
         let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
-        let cache = CachingPerformer(session)
+        let responses = ResponseCache()
+        let cache = session.with(.cache(responses))
         let trips = max(10, options.requests / 4)
         let timing = blocking {
             // Store the response once; every later call is a fresh hit.
@@ -352,7 +353,7 @@ struct FetchBench {
             }
             return (median(hits), median(roundTrips))
         }
-        let stored = cache.storedResponseCount == 1
+        let stored = responses.storedResponseCount == 1
         let speedup = timing.1 / timing.0
         table.value(
             "Cache fresh hit vs \(name) round trip (µs)", String(format: "%.1f", timing.0),

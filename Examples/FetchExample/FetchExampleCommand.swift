@@ -77,7 +77,7 @@ struct FetchExampleCommand {
         let performer: any RequestPerforming
         if let harFile {
             do {
-                performer = try session.recording(to: harFile)
+                performer = try session.with(.record(to: harFile))
             } catch {
                 errors("fetch-example: cannot record into \(harFile.path): \(error)")
                 return 64

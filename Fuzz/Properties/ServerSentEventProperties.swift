@@ -44,8 +44,9 @@ package enum ServerSentEventProperties {
             }
             for maximum in [0, 2, 60] as [TimeInterval] {
                 for failures in [0, 1, 70] {
-                    let delay = ReconnectPolicy(maximumDelay: maximum).delay(
-                        reconnectionTime: retry, failures: failures)
+                    let delay = ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: maximum, jitter: 0))
+                        .delay(
+                            reconnectionTime: retry, failures: failures)
                     guard delay >= 0.1, delay <= max(0.1, maximum) else {
                         return "retry \(retry) with maximumDelay \(maximum) after \(failures) failures waits \(delay) s"
                     }

@@ -9,7 +9,7 @@ import Foundation
 /// end of the connection or a failure. Nothing touches the network, and nothing waits: every chunk is ready at once.
 ///
 /// It is a `RequestPerforming` object whose transport streams, so middlewares apply to its streams as to a
-/// `Session`'s: `mock.authenticating(with: tokens).events(request)` refreshes on a scripted 401. A `perform` call
+/// `Session`'s: `mock.with(.authenticate(with: tokens)).events(request)` refreshes on a scripted 401. A `perform` call
 /// takes a connection too, and gets its whole body.
 ///
 /// An SSE client is tested with no network and no real waiting by scripting a disconnect and a reconnection, and

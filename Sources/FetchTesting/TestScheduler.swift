@@ -1,7 +1,7 @@
 import Fetch
 import Foundation
 
-/// Virtual time for `Scheduling` clients such as `RetryingPerformer`: no test waits for a backoff or a deadline.
+/// Virtual time for `Scheduling` clients such as the `.retry()` middleware: no test waits for a backoff or a deadline.
 ///
 /// By default, time moves only through waits: work scheduled with `schedule(after:_:)` runs at once, inside the
 /// call, with the clock moved forward by its delay, so a retried call completes before `perform` returns.
@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// let scheduler = TestScheduler()
-/// let performer = flakyMock.retrying(RetryPolicy(jitter: 0), scheduler: scheduler)
+/// let performer = flakyMock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler))
 /// performer.perform(request, completion: result.capture)
 /// #expect(scheduler.delays == [0.5, 1])
 /// ```

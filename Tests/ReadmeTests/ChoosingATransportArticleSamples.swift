@@ -19,7 +19,7 @@ enum ChoosingATransportArticle {
         return session
     }
 
-    static func ownTransport() -> RetryingPerformer {
+    static func ownTransport() -> Pipeline {
         // DOC-BEGIN
         struct FixtureTransport: Transport {
             let fixtures: [String: Data]
@@ -39,7 +39,7 @@ enum ChoosingATransportArticle {
         }
 
         let previews = Pipeline(FixtureTransport(fixtures: ["/users/1": Data(#"{"id": 1, "name": "Ada"}"#.utf8)]))
-            .retrying()
+            .with(.retry())
         // DOC-END
         return previews
     }

@@ -153,36 +153,48 @@ enum ParsableDecoderSample {
     }
 }
 
-enum CachingPerformerSample {
+enum CacheMiddlewareSample {
     typealias User = DocFixtures.User
     typealias GetUser = DocFixtures.GetUser
 
-    static func sample(configuration: URLSessionConfiguration) async throws {
+    static func sample(session: Session) async throws {
         // DOC-BEGIN
-        let performer = CachingPerformer(Session(configuration: configuration), maximumBytes: 32 << 20)
-        let user: User = try await performer.perform(GetUser(id: 1))  // from the network
-        let again: User = try await performer.perform(GetUser(id: 1))  // from memory while fresh
+        let cache = ResponseCache(maximumBytes: 32 << 20)
+        let api = session.with(.cache(cache))
+        let user: User = try await api.perform(GetUser(id: 1))  // from the network
+        let again: User = try await api.perform(GetUser(id: 1))  // from memory while fresh
         // DOC-END
         _ = (user, again)
     }
 }
 
-enum CachingPerformerDiskSample {
-    static func sample(session: Session) throws {
+enum ResponseCacheSample {
+    static func sample(session: Session, token: String) {
         // DOC-BEGIN
-        let caches = try FileManager.default.url(
-            for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-        let performer = try CachingPerformer(
-            session, directory: caches.appending(path: "api"), offlinePolicy: .serveStoredOnFailure)
+        let cache = ResponseCache()
+        let api = session.with(.cache(cache))
+        // at log-out:
+        cache.removeAll(authorizedBy: [.authorization(bearerToken: token)])
         // DOC-END
-        _ = performer
+        _ = api
     }
 }
 
-enum CachingPerformerLogOutSample {
-    static func sample(performer: CachingPerformer, token: String) {
+enum ResponseCacheDiskSample {
+    static func sample() throws {
         // DOC-BEGIN
-        performer.removeAll(authorizedBy: [.authorization(bearerToken: token)])
+        let caches = try FileManager.default.url(
+            for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        let cache = try ResponseCache(directory: caches.appending(path: "api"), offlinePolicy: .serveStoredOnFailure)
+        // DOC-END
+        _ = cache
+    }
+}
+
+enum ResponseCacheLogOutSample {
+    static func sample(cache: ResponseCache, token: String) {
+        // DOC-BEGIN
+        cache.removeAll(authorizedBy: [.authorization(bearerToken: token)])
         // DOC-END
     }
 }
@@ -190,7 +202,7 @@ enum CachingPerformerLogOutSample {
 enum ResponseIsStaleSample {
     typealias GetUser = DocFixtures.GetUser
 
-    static func sample(performer: CachingPerformer) async throws {
+    static func sample(performer: any RequestPerforming) async throws {
         // DOC-BEGIN
         let response: Response = try await performer.perform(GetUser(id: 1))
         if response.isStale {
@@ -200,15 +212,15 @@ enum ResponseIsStaleSample {
     }
 }
 
-enum DeduplicatingPerformerSample {
+enum DeduplicateSample {
     typealias User = DocFixtures.User
     typealias GetUser = DocFixtures.GetUser
 
-    static func sample() async throws {
+    static func sample(session: Session) async throws {
         // DOC-BEGIN
-        let performer = DeduplicatingPerformer(Session())
-        async let first: User = performer.perform(GetUser(id: 1))
-        async let second: User = performer.perform(GetUser(id: 1))  // no second request reaches the server
+        let api = session.with(.deduplicate())
+        async let first: User = api.perform(GetUser(id: 1))
+        async let second: User = api.perform(GetUser(id: 1))  // no second request reaches the server
         // DOC-END
         _ = try await (first, second)
     }
@@ -280,13 +292,17 @@ enum PipelineSample {
 
     static func sample(session: Session, key: String) async throws {
         // DOC-BEGIN
-        let api =
-            session
-            .retrying()
-            .with(RequestSigner(key: key))
+        let api = session.with(RequestSigner(key: key), .retry())
         let user: User = try await api.perform(GetUser(id: 1))
         // DOC-END
         _ = user
+    }
+
+    static func withSample(session: Session) {
+        // DOC-BEGIN
+        let api = session.with(.observe { print($0) }, .retry(), RequestSigner(key: "k"))
+        // DOC-END
+        _ = api
     }
 }
 
@@ -391,43 +407,71 @@ enum BearerAuthenticatorSample {
             let answer: TokenResponse = try await session.perform(RefreshToken(refreshToken: savedRefreshToken))
             return answer.token
         }
-        let api = session.authenticating(with: tokens)
+        let api = session.with(.authenticate(with: tokens))
         // DOC-END
         _ = api
     }
 }
 
-enum ObservingPerformerSample {
+enum AuthenticateSample {
+    static func sample(session: Session, tokens: BearerAuthenticator) {
+        // DOC-BEGIN
+        let api = session.with(.authenticate(with: tokens))
+        // DOC-END
+        _ = api
+    }
+}
+
+enum ObserveSample {
     static func sample(session: Session) {
         // DOC-BEGIN
-        let performer = session.observing { event in print(event) }
+        let api = session.with(.observe { event in print(event) })
         // GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms
         // DOC-END
-        _ = performer
+        _ = api
     }
 }
 
 enum RequestAdaptingSample {
     static func sample(session: Session) {
         // DOC-BEGIN
-        let performer = session.adapting([
-            .header("User-Agent", "Fetch-Example/1.0"),
-            .requestID(),
-            RequestAdapter { request in
-                request.setValue(Locale.current.identifier, forHTTPHeaderField: "Accept-Language")
-            },
-        ])
+        let performer = session.with(
+            .adapt([
+                .header("User-Agent", "Fetch-Example/1.0"),
+                .requestID(),
+                RequestAdapter { request in
+                    request.setValue(Locale.current.identifier, forHTTPHeaderField: "Accept-Language")
+                },
+            ]))
         // DOC-END
         _ = performer
     }
+
+    static func middlewareSample(session: Session) {
+        // DOC-BEGIN
+        let api = session.with(
+            .adapt([
+                .header("User-Agent", "Fetch-Example/1.0"),
+                .requestID(),
+            ]))
+        // DOC-END
+        _ = api
+    }
 }
 
-enum RetryingPerformerSample {
+enum RetrySample {
     static func sample(session: Session) {
         // DOC-BEGIN
-        let performer = session.retrying(RetryPolicy(maximumAttempts: 4, deadline: 30))
+        let api = session.with(.retry(RetryPolicy(maximumAttempts: 4, deadline: 30)))
         // DOC-END
-        _ = performer
+        _ = api
+    }
+
+    static func backoffSample() {
+        // DOC-BEGIN
+        let patient = RetryPolicy(maximumAttempts: 6, backoff: Backoff(initialDelay: 1, maximumDelay: 60))
+        // DOC-END
+        _ = patient
     }
 }
 
@@ -511,7 +555,7 @@ enum TestSchedulerSample {
     static func sample(flakyMock: MockPerformer, request: any Request, result: Captured<Result<User, any Error>>) {
         // DOC-BEGIN
         let scheduler = TestScheduler()
-        let performer = flakyMock.retrying(RetryPolicy(jitter: 0), scheduler: scheduler)
+        let performer = flakyMock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler))
         performer.perform(request, completion: result.capture)
         #expect(scheduler.delays == [0.5, 1])
         // DOC-END
@@ -547,7 +591,7 @@ enum RecordingSample {
 
     static func sample(session: Session) async throws -> User {
         // DOC-BEGIN
-        let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")])
+        let recorded = try session.with(.record(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")]))
         let user: User = try await recorded.perform(GetUser(id: 1))
         // DOC-END
         return user

@@ -86,7 +86,7 @@ enum GettingStartedArticle {
 
         let api = UserAPI(
             baseURL: baseURL,
-            performer: session.retrying().observing { event in print(event) }
+            performer: session.with(.retry()).with(.observe { event in print(event) })
         )
         // DOC-END
         _ = api

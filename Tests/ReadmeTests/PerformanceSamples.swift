@@ -13,7 +13,8 @@ func cachingSample() async throws {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil  // only Fetch's cache answers
     let session = Session(configuration: configuration)
-    let performer = CachingPerformer(DeduplicatingPerformer(session), maximumBytes: 32 << 20)
+    let cache = ResponseCache(maximumBytes: 32 << 20)
+    let performer = session.with(.cache(cache), .deduplicate())
 
     async let first: User = performer.perform(GetUser(baseURL: baseURL, id: 1))
     async let second: User = performer.perform(GetUser(baseURL: baseURL, id: 1))  // shares the first's request
@@ -27,12 +28,12 @@ func diskCachingSample(session: Session) async throws {
     // README-BEGIN
     let caches = try FileManager.default.url(
         for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-    let cache = try session.caching(
+    let cache = try ResponseCache(
         directory: caches.appending(path: "api-cache"),  // the cache's own directory
         maximumDiskBytes: 64 << 20,
         offlinePolicy: .serveStoredOnFailure
     )
-    let response: Response = try await cache.perform(GetUser(baseURL: baseURL, id: 1))
+    let response: Response = try await session.with(.cache(cache)).perform(GetUser(baseURL: baseURL, id: 1))
     if response.isStale {
         print("offline: this user is \(response.headers["Age"] ?? "?") seconds old")
     }

@@ -107,7 +107,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appending(path: "readme-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }  // nil: best-effort clean-up of a temporary file
         let login = MockPerformer(response: .json(#"{"session": {"token": "t0k3n-only-in-a-body"}}"#))
-        let recorded = try login.recording(to: file, redacting: [.header("token"), .queryItem("token")])
+        let recorded = try login.with(.record(to: file, redacting: [.header("token"), .queryItem("token")]))
         let answer = Captured<Result<Data, any Error>>()
         recorded.perform(
             APIRequest(try #require(URL(string: "https://api.example.com/login"))), completion: answer.capture)
@@ -128,9 +128,9 @@ import Testing
         let inside = directory.appending(path: "inside.har")
         let failed = directory.appending(path: "failed.har")
         let stacks: [(URL, any RequestPerforming)] = [
-            (outside, try mock.adapting(adapter).recording(to: outside)),
-            (inside, try mock.recording(to: inside).adapting(adapter)),
-            (failed, try MockPerformer(error: URLError(.cannotConnectToHost)).recording(to: failed)),
+            (outside, try mock.with(.adapt(adapter)).with(.record(to: outside))),
+            (inside, try mock.with(.record(to: inside)).with(.adapt(adapter))),
+            (failed, try MockPerformer(error: URLError(.cannotConnectToHost)).with(.record(to: failed))),
         ]
         for (_, stack) in stacks {
             stack.perform(request) { (_: Result<Data, any Error>) in }
@@ -179,13 +179,12 @@ import Testing
     // MARK: - Deduplication, caching and transfers
 
     /// "`private` unless `storesPrivateResponses` is `false`": a private response is stored by default, through the
-    /// initialiser and through `.caching()`.
+    /// default `ResponseCache` and not by one told not to.
     @Test func theCacheStoresPrivateResponsesUnlessToldNot() throws {
         let request = APIRequest(try #require(URL(string: "https://api.example.com/me")))
         for (storesPrivate, makeCache) in [
-            (true, { CachingPerformer($0) }),
-            (true, { $0.caching() }),
-            (false, { CachingPerformer($0, storesPrivateResponses: false) }),
+            (true, { $0.with(.cache(ResponseCache())) }),
+            (false, { $0.with(.cache(ResponseCache(storesPrivateResponses: false))) }),
         ] as [(Bool, (MockPerformer) -> any RequestPerforming)] {
             let sent = Captured<String>()
             let cache = makeCache(

@@ -12,7 +12,7 @@ import Testing
 
 func recordSample(session: any RequestPerforming, file: URL) async throws {
     // README-BEGIN
-    let recorded = try session.recording(to: file, redacting: [.header("X-API-Key"), .queryItem("api_key")])
+    let recorded = try session.with(.record(to: file, redacting: [.header("X-API-Key"), .queryItem("api_key")]))
     let user: User = try await recorded.perform(GetUser(baseURL: baseURL, id: 7))  // one entry in the file
     // README-END
     _ = user

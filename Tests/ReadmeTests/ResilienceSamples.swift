@@ -21,10 +21,10 @@ func chainSample(session: Session, tokens: BearerAuthenticator) async throws {
     // README-BEGIN
     let api =
         session
-        .observing { event in print(event) }  // GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms
-        .adapting([.header("User-Agent", "MyApp/1.0"), .requestID()])
-        .authenticating(with: tokens)
-        .retrying(RetryPolicy(maximumAttempts: 4, deadline: 30))
+        .with(.observe { event in print(event) })  // GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms
+        .with(.adapt([.header("User-Agent", "MyApp/1.0"), .requestID()]))
+        .with(.authenticate(with: tokens))
+        .with(.retry(RetryPolicy(maximumAttempts: 4, deadline: 30)))
     let user: User = try await api.perform(GetUser(baseURL: baseURL, id: 1))
     // README-END
     _ = user
@@ -34,7 +34,7 @@ func chainSample(session: Session, tokens: BearerAuthenticator) async throws {
 @Test func retriesAfterA503() throws {
     let spy = SpyPerformer()
     let user = Captured<Result<User, any Error>>()
-    spy.retrying(scheduler: TestScheduler()).perform(GetUser(baseURL: baseURL, id: 1), completion: user.capture)
+    spy.with(.retry(scheduler: TestScheduler())).perform(GetUser(baseURL: baseURL, id: 1), completion: user.capture)
     spy.complete(status: 503)
     #expect(spy.requests.count == 2)
     spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
@@ -94,9 +94,9 @@ struct Signing: Middleware {
 }
 // README-END
 
-func middlewareSample(session: Session) -> RetryingPerformer {
+func middlewareSample(session: Session) -> Pipeline {
     // README-BEGIN
-    let api = session.with(Signing(sign: { _ in "signature" }, report: { print("took \($0)") })).retrying()
+    let api = session.with(.retry(), Signing(sign: { _ in "signature" }, report: { print("took \($0)") }))
     // README-END
     return api
 }

@@ -70,7 +70,8 @@ struct TestingYourAPIClientArticle {
         let spy = SpyPerformer()
         let scheduler = TestScheduler()
         let user = Captured<Result<User, any Error>>()
-        let api = UserAPI(baseURL: baseURL, performer: spy.retrying(RetryPolicy(jitter: 0), scheduler: scheduler))
+        let policy = RetryPolicy(backoff: Backoff(jitter: 0))
+        let api = UserAPI(baseURL: baseURL, performer: spy.with(.retry(policy, scheduler: scheduler)))
         api.user(id: 1, completion: user.capture)
 
         spy.complete(status: 503)
@@ -92,7 +93,7 @@ struct TestingYourAPIClientArticle {
     // DOC-BEGIN
     @Test func readsTheRecordedUser() throws {
         let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID()).har")
-        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).recording(to: fixture)
+        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).with(.record(to: fixture))
         recorded.perform(GetUser(baseURL: baseURL, id: 1)) { (_: Result<User, any Error>) in }
 
         let user = Captured<Result<User, any Error>>()

@@ -84,7 +84,7 @@ struct WritingAMiddlewareArticle {
             session
             .with(RetryOnceOn503(delay: 1, scheduler: DispatchScheduler()))
             .with(APIKey(key: key))
-            .observing { event in print(event) }
+            .with(.observe { event in print(event) })
         // DOC-END
         _ = api
     }

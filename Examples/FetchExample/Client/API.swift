@@ -8,10 +8,10 @@ import Foundation
 /// `SpyPerformer`, and it puts Fetch's middlewares in front of whichever it is given:
 ///
 /// - ``logIn(username:password:completion:)`` sends HTTP Basic credentials straight to that performer;
-/// - every other call goes through `authenticating(with:)`, which sends `Authorization: Bearer <token>` with the
+/// - every other call goes through `.authenticate(with:)`, which sends `Authorization: Bearer <token>` with the
 ///   token of the latest login and, when the server turns that token down (401), logs in again with the same
 ///   credentials and replays the call once;
-/// - and through `retrying`, which tries a `GET` again after a connection failure, a timeout or a 408, 429, 502,
+/// - and through `.retry()`, which tries a `GET` again after a connection failure, a timeout or a 408, 429, 502,
 ///   503 or 504. A `POST` is never sent twice: the default `RetryPolicy` retries only idempotent methods.
 ///
 /// The pipeline underneath completes each call once, on the callback queue of the `Session` at the bottom, whatever
@@ -61,7 +61,7 @@ final class API: Sendable {
         onEvent: (@Sendable (FetchEvent) -> Void)? = nil
     ) {
         // Innermost, the observer sees what goes over the wire: a 401, the new login and the replay; each attempt.
-        let unauthenticated = onEvent.map { performer.observing($0) } ?? performer
+        let unauthenticated: any RequestPerforming = onEvent.map { performer.with(.observe($0)) } ?? performer
         let accounts = AccountStore()
         let tokens = BearerAuthenticator(token: nil) { completion in
             // The new login goes through `unauthenticated`: it carries its own Basic credentials, and a login that
@@ -78,10 +78,9 @@ final class API: Sendable {
         self.baseURL = baseURL
         self.maxPOExpense = maxPOExpense
         self.unauthenticated = unauthenticated
-        self.authenticated =
-            unauthenticated
-            .authenticating(with: LoginAuthenticator(tokens: tokens))
-            .retrying(retryPolicy, scheduler: scheduler)
+        self.authenticated = unauthenticated.with(
+            .retry(retryPolicy, scheduler: scheduler),
+            .authenticate(with: LoginAuthenticator(tokens: tokens)))
         self.tokens = tokens
         self.accounts = accounts
     }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Whose a cached response is: a keyed hash of the credentials its request carried (`Authorization`, `Cookie`,
-/// `Proxy-Authorization`), which a private ``CachingPerformer`` puts in the key of every stored response, so that a
+/// `Proxy-Authorization`), which a private ``ResponseCache`` puts in the key of every stored response, so that a
 /// response fetched with one user's credentials is never served to a request with another's (or with none).
 ///
 /// The credentials themselves are never stored, in memory or on disk: the key holds their tag, and the request

@@ -1,14 +1,14 @@
 import Foundation
 
 extension Response {
-    /// The `Warning` value a ``CachingPerformer`` gives a response it serves stale (RFC 9111 obsoleted the field,
+    /// The `Warning` value a ``ResponseCache`` gives a response it serves stale (RFC 9111 obsoleted the field,
     /// but its code 110 still says it plainly, and other caches send it too).
     static let staleWarning = #"110 - "Response is Stale""#
 
-    /// Whether the response was served stale by a cache: from a ``CachingPerformer`` under `stale-while-revalidate`
+    /// Whether the response was served stale by a cache: from a ``ResponseCache`` under `stale-while-revalidate`
     /// or `stale-if-error`, or with its offline policy; or by a cache on the way that said so.
     ///
-    /// It reads the `Warning` header's code `110` ("Response is Stale"), which ``CachingPerformer`` adds to such
+    /// It reads the `Warning` header's code `110` ("Response is Stale"), which ``ResponseCache`` adds to such
     /// responses together with an `Age` header; a response from the network, a fresh hit and a revalidated response
     /// have neither.
     ///

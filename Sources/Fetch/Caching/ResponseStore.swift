@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The responses a ``CachingPerformer`` keeps, bounded in bytes, evicting the least recently used first.
+/// The responses a ``ResponseCache`` keeps, bounded in bytes, evicting the least recently used first.
 final class ResponseStore: Sendable {
     private struct Slot {
         var response: StoredResponse
@@ -88,7 +88,7 @@ final class ResponseStore: Sendable {
     }
 }
 
-/// A response kept by a ``CachingPerformer``, with what it takes to age it (RFC 9111 §4.2).
+/// A response kept by a ``ResponseCache``, with what it takes to age it (RFC 9111 §4.2).
 package struct StoredResponse: Sendable {
     package let key: String
     package let status: Int

@@ -83,12 +83,20 @@ extension RequestPerforming {
         Pipeline(PerformerTransport(performer: self))
     }
 
-    /// This performer with `middleware` outside what it already does, delivering where it delivers.
+    /// This performer with `middlewares` outside what it already does, delivering where it delivers.
     ///
-    /// - Parameter middleware: The middleware to add; it sees each request first and each response last.
+    /// ```swift
+    /// let api = session.with(.observe { print($0) }, .retry(), RequestSigner(key: "k"))
+    /// ```
+    ///
+    /// The built-ins (``Middleware/retry(_:scheduler:)``, ``Middleware/observe(_:)``, ``Middleware/cache(_:)``, …)
+    /// and a user's own middlewares mix freely. `session.with(a, b)` is `session.with(b).with(a)`.
+    ///
+    /// - Parameter middlewares: The middlewares to add, outermost first: the first sees each request first and each
+    ///   response last.
     /// - Returns: The pipeline.
-    public func with(_ middleware: any Middleware) -> Pipeline {
-        pipeline.adding(middleware)
+    public func with(_ middlewares: any Middleware...) -> Pipeline {
+        pipeline.adding(middlewares)
     }
 
     /// Performs a request without an error parser and parses its response as `T`.

@@ -74,7 +74,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         }
     }
 
-    /// Reports `event` to every observer of this call (``observeEvents(as:_:)``), such as the `observing`
+    /// Reports `event` to every observer of this call (``observeEvents(as:_:)``), such as the `observe`
     /// middleware: a retry reports each wait this way.
     ///
     /// - Parameter event: What happened.

@@ -4,8 +4,9 @@ import Foundation
 /// Middlewares in front of a ``Transport``, performing calls as one: the shape of every ``RequestPerforming``
 /// object in Fetch.
 ///
-/// A ``Session`` is a pipeline with no middlewares over `URLSession`; `session.retrying().observing { … }` is the
-/// same transport behind two middlewares. Whatever the stack, the pipeline alone:
+/// A ``Session`` is a pipeline with no middlewares over `URLSession`; `session.with(.observe { … }, .retry())` is
+/// the same transport behind two middlewares, and `Pipeline(transport, middlewares: [.observe { … }, .retry()])`
+/// builds the same stack by hand. Whatever the stack, the pipeline alone:
 /// - completes each call exactly once, with ``FetchError/cancelled(request:)`` when it is cancelled first;
 /// - parses the final response into the caller's type, off the transport's thread and off the callback queue, so
 ///   that large responses decode in parallel (over the synchronous doubles, on the calling thread);
@@ -15,10 +16,7 @@ import Foundation
 ///   ``Session/cancelAllTasks()`` or by cancelling the awaiting `Task`.
 ///
 /// ```swift
-/// let api =
-///     session
-///     .retrying()
-///     .with(RequestSigner(key: key))
+/// let api = session.with(RequestSigner(key: key), .retry())
 /// let user: User = try await api.perform(GetUser(id: 1))
 /// ```
 public struct Pipeline: RequestPerforming {
@@ -53,9 +51,10 @@ public struct Pipeline: RequestPerforming {
     /// The pipeline itself.
     public var pipeline: Pipeline { self }
 
-    /// This pipeline with `middleware` outside its middlewares, on the same transport and callback queue.
-    func adding(_ middleware: any Middleware) -> Pipeline {
-        Pipeline(transport, middlewares: [middleware] + middlewares, callbackQueue: callbackQueue)
+    /// This pipeline with `outer` (outermost first) outside its middlewares, on the same transport and callback
+    /// queue.
+    func adding(_ outer: [any Middleware]) -> Pipeline {
+        Pipeline(transport, middlewares: outer + middlewares, callbackQueue: callbackQueue)
     }
 
     /// Sends `request` through the middlewares and the transport, and parses the final response as `T`.

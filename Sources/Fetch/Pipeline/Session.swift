@@ -17,7 +17,7 @@ import Foundation
 ///
 /// Each completion is called exactly once: with the result, with an error, or with ``FetchError/cancelled(request:)`` when the
 /// call is cancelled first; never twice, and never after a cancellation was reported. A session is a ``Pipeline``
-/// with no middlewares: every stack built on it (`session.retrying().observing { … }`) delivers on its
+/// with no middlewares: every stack built on it (`session.with(.observe { … }, .retry())`) delivers on its
 /// ``callbackQueue`` too.
 public final class Session: RequestPerforming {
     /// The `URLSession` that sends the requests; `nil` for a session on another transport (libcurl, on Linux).
@@ -158,7 +158,7 @@ public final class Session: RequestPerforming {
     /// swift-corelibs-foundation reads a `URLCache` on a background queue before a task's protocol exists; a cancel
     /// that lands then reports its failure after the task has left the session's registry, and the process traps
     /// ("Trying to access a behaviour for a task that in not in the registry"). Fetch cancels tasks as a matter of
-    /// course, so a session it owns has no `URLCache` there; `CachingPerformer` is Fetch's cache.
+    /// course, so a session it owns has no `URLCache` there; `ResponseCache` is Fetch's cache.
     static func safeToCancel(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
         #if canImport(FoundationNetworking)
             guard configuration.urlCache != nil, let copy = configuration.copy() as? URLSessionConfiguration else {

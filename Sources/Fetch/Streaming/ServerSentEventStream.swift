@@ -155,7 +155,8 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                         ? FetchError.attemptsExhausted(attempts: failures, lastError: lastError) : lastError
                 }
                 let delay = policy.delay(
-                    reconnectionTime: parser.reconnectionTime, failures: failures + eventlessConnections)
+                    reconnectionTime: parser.reconnectionTime, failures: failures + eventlessConnections,
+                    random: Double.random(in: 0...1))
                 try await Self.wait(delay, on: stream.scheduler)
             }
             isReconnecting = true

@@ -30,7 +30,7 @@ import Testing
     @Test func aCancellationNamesTheRequest() async throws {
         let url = server.url("/delay/3000")
         let result = Captured<Result<Data, any Error>>()
-        makeSession().retrying().perform(TestRequest(url, method: .delete), completion: result.capture).cancel()
+        makeSession().with(.retry()).perform(TestRequest(url, method: .delete), completion: result.capture).cancel()
         let text = try description(of: try await result.first())
         #expect(text == "DELETE \(url.absoluteString) was cancelled before it finished")
     }
@@ -48,7 +48,7 @@ import Testing
     @Test func exhaustedRetriesNameTheRequestTheCountAndTheLastStatus() throws {
         let request = TestRequest("https://api.example.com/users/1")
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(status: 503).retrying(scheduler: TestScheduler()).perform(request, completion: result.capture)
+        MockPerformer(status: 503).with(.retry(scheduler: TestScheduler())).perform(request, completion: result.capture)
         let text = try description(of: result.value)
         #expect(
             text
@@ -59,7 +59,7 @@ import Testing
     @Test func exhaustedRetriesOfTimeoutsNameTheRequestInsideToo() throws {
         let request = TestRequest("https://api.example.com/slow")
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(error: URLError(.timedOut)).retrying(scheduler: TestScheduler())
+        MockPerformer(error: URLError(.timedOut)).with(.retry(scheduler: TestScheduler()))
             .perform(request, completion: result.capture)
         let text = try description(of: result.value)
         #expect(
@@ -81,7 +81,7 @@ import Testing
 @Suite struct AsyncErrorReadingTests {
     @Test func exhaustedRetriesReadTheLastBodyWithTheErrorParserInTheAsyncFormToo() async throws {
         let mock = MockPerformer(response: .json(#"{"error": true, "reason": "busy"}"#, status: 503))
-        let performer = mock.retrying(scheduler: TestScheduler())
+        let performer = mock.with(.retry(scheduler: TestScheduler()))
         do {
             let _: Data = try await performer.perform(
                 TestRequest("https://api.example.com/x"), errorParser: DecodableErrorParser<APIError>())

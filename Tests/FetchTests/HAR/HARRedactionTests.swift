@@ -123,7 +123,7 @@ import Testing
         let directory = try TemporaryDirectory("HARRedactionTests")
         let fixture = directory.url.appendingPathComponent("token.har")
         let baseURL = try #require(URL(string: "http://h.test"))
-        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).recording(to: fixture)
+        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).with(.record(to: fixture))
         let request = APIRequest(baseURL.appending(path: "users/1")).query("access_token", Self.secret)
             .query("page", "2").header("X-Auth-Token", Self.secret)
         let live = Captured<Result<Person, any Error>>()

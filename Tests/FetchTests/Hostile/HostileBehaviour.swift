@@ -18,9 +18,9 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
         case getWithBasicHeader
         /// `perform` a GET whose URL carries a user and a wrong password.
         case getWithURLCredentials
-        /// `perform` a GET through `.retrying()`, whose policy reads `Retry-After`.
+        /// `perform` a GET through `.with(.retry())`, whose policy reads `Retry-After`.
         case getRetrying
-        /// Two GETs through `.caching(offlinePolicy: .serveStoredOnFailure)`: the server answers the first with a
+        /// Two GETs through `.cache(ResponseCache(offlinePolicy: .serveStoredOnFailure))`: the server answers the first with a
         /// cacheable response and drops the second, so that the stored response is served stale.
         case getCachedTwice
         /// `stream` a GET and read its first line from `lines`.

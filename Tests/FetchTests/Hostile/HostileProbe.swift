@@ -85,10 +85,10 @@ enum HostileProbe {
             let data: Data = try await session.perform(request)
             return Answer(summary: "\(data.count) bytes")
         case .getRetrying:
-            let data: Data = try await session.retrying(RetryPolicy(maximumAttempts: 3)).perform(request)
+            let data: Data = try await session.with(.retry(RetryPolicy(maximumAttempts: 3))).perform(request)
             return Answer(summary: "\(data.count) bytes")
         case .getCachedTwice:
-            let cache = session.caching(offlinePolicy: .serveStoredOnFailure)
+            let cache = CachedPerformer(session, ResponseCache(offlinePolicy: .serveStoredOnFailure))
             let first: Data = try await cache.perform(request)
             let second: Data = try await cache.perform(request)
             return Answer(summary: "\(first.count) bytes, then \(second.count) bytes served stale")

@@ -8,7 +8,7 @@ import Testing
 
 @Suite struct RetryPolicyTests {
     let now = Date(timeIntervalSince1970: 1_796_028_132)
-    let policy = RetryPolicy(jitter: 0)
+    let policy = RetryPolicy(backoff: Backoff(jitter: 0))
 
     func decide(
         _ outcome: Result<Response, any Error>,
@@ -20,12 +20,12 @@ import Testing
     }
 
     @Test func backoffGrowsExponentiallyUpToTheCap() {
-        let policy = RetryPolicy(initialDelay: 0.5, backoffMultiplier: 2, maximumDelay: 3, jitter: 0)
+        let policy = RetryPolicy(backoff: Backoff(initialDelay: 0.5, multiplier: 2, maximumDelay: 3, jitter: 0))
         #expect((2...6).map { policy.backoff(beforeAttempt: $0, random: 0.7) } == [0.5, 1, 2, 3, 3])
     }
 
     @Test func jitterTakesARandomShareOffTheWait() {
-        let policy = RetryPolicy(initialDelay: 1, jitter: 0.5)
+        let policy = RetryPolicy(backoff: Backoff(initialDelay: 1, jitter: 0.5))
         #expect(policy.backoff(beforeAttempt: 2, random: 0) == 1)
         #expect(policy.backoff(beforeAttempt: 2, random: 1) == 0.5)
         #expect(policy.backoff(beforeAttempt: 2, random: 0.5) == 0.75)

@@ -25,17 +25,17 @@ import Testing
         func wrap(_ performer: any RequestPerforming) -> any RequestPerforming {
             switch self {
             case .adapting:
-                performer.adapting([.header("X-Layer", "adapting")])
+                performer.with(.adapt([.header("X-Layer", "adapting")]))
             case .authenticating:
-                performer.authenticating(with: BearerAuthenticator(token: "t0k3n") { $0(.success("fresh")) })
+                performer.with(.authenticate(with: BearerAuthenticator(token: "t0k3n") { $0(.success("fresh")) }))
             case .retrying:
-                performer.retrying(RetryPolicy(maximumAttempts: 2))
+                performer.with(.retry(RetryPolicy(maximumAttempts: 2)))
             case .observing:
-                performer.observing { _ in }
+                performer.with(.observe { _ in })
             case .caching:
-                performer.caching()
+                performer.with(.cache(ResponseCache()))
             case .deduplicating:
-                performer.deduplicating()
+                performer.with(.deduplicate())
             case .userMiddleware:
                 performer.with(HopThroughAnotherQueue())
             }
@@ -111,8 +111,8 @@ import Testing
     @Test(arguments: SessionTransport.allCases)
     func cancellationIsDeliveredOnTheSessionsQueueToo(on transport: SessionTransport) async throws {
         let queue = makeQueue("cancelled")
-        let stack = try makeSession(transport, callbackQueue: queue).retrying().with(HopThroughAnotherQueue()).observing
-        { _ in }
+        let stack = try makeSession(transport, callbackQueue: queue).with(.retry()).with(HopThroughAnotherQueue()).with(
+            .observe { _ in })
         let onQueue = Captured<(Bool, Result<Data, any Error>)>()
         let call = stack.perform(TestRequest(server.url("/delay/3000"))) { (result: Result<Data, any Error>) in
             onQueue.capture((OperationQueue.current === queue, result))

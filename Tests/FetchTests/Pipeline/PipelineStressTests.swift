@@ -19,11 +19,11 @@ import Testing
         let queue = OperationQueue()
         let tokens = BearerAuthenticator(token: "t0k3n") { $0(.success("fresh")) }
         let stack = makeSession(callbackQueue: queue)
-            .retrying(RetryPolicy(maximumAttempts: 3, initialDelay: 0.01))
-            .authenticating(with: tokens)
-            .deduplicating()
-            .caching()
-            .observing { _ in }
+            .with(.retry(RetryPolicy(maximumAttempts: 3, backoff: Backoff(initialDelay: 0.01))))
+            .with(.authenticate(with: tokens))
+            .with(.deduplicate())
+            .with(.cache(ResponseCache()))
+            .with(.observe { _ in })
         let run = UUID().uuidString
         let endings = Locked([Int: [Result<Data, any Error>]]())
         let ended = Captured<Int>()

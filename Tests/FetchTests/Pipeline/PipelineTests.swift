@@ -156,7 +156,7 @@ import Testing
                     next(request, completion: completion)
                 }
             )
-            .observing { seen.capture("\($0)") }
+            .with(.observe { seen.capture("\($0)") })
         let result = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: result.capture)
         #expect(seen.values.count == 3)
@@ -168,11 +168,11 @@ import Testing
         let seen = Captured<FetchEvent>()
         let answers = Locked([503, 200])
         let mock = MockPerformer { _ in MockResponse(status: answers.withLock { $0.removeFirst() }) }
-        let policy = RetryPolicy(maximumAttempts: 2, initialDelay: 0, jitter: 0)
+        let policy = RetryPolicy(maximumAttempts: 2, backoff: Backoff(initialDelay: 0, jitter: 0))
         let stack: any RequestPerforming =
             observerOutside
-            ? mock.retrying(policy, scheduler: TestScheduler()).observing(seen.capture)
-            : mock.observing(seen.capture).retrying(policy, scheduler: TestScheduler())
+            ? mock.with(.retry(policy, scheduler: TestScheduler())).with(.observe(seen.capture))
+            : mock.with(.observe(seen.capture)).with(.retry(policy, scheduler: TestScheduler()))
         let result = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: result.capture)
         #expect(try result.value?.get().status == 200)
@@ -192,11 +192,11 @@ import Testing
 
     @Test func overTheDoublesEverythingHappensBeforePerformReturns() throws {
         let stack = MockPerformer(response: .json(#"{"id":1}"#))
-            .retrying(scheduler: TestScheduler())
-            .authenticating(with: BearerAuthenticator(token: "t") { $0(.success("u")) })
-            .deduplicating()
-            .caching()
-            .observing { _ in }
+            .with(.retry(scheduler: TestScheduler()))
+            .with(.authenticate(with: BearerAuthenticator(token: "t") { $0(.success("u")) }))
+            .with(.deduplicate())
+            .with(.cache(ResponseCache()))
+            .with(.observe { _ in })
         let result = Captured<Result<Item, any Error>>()
         stack.perform(request, completion: result.capture)
         // Captured before perform returned: on this thread, with no queue in between.

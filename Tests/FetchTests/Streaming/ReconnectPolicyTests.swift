@@ -5,7 +5,7 @@ import Testing
 /// `ReconnectPolicy.delay`: the server's `retry:` and the backoff, held between the floor and `maximumDelay`.
 @Suite struct ReconnectPolicyTests {
     @Test func aServersRetryLongerThanTheMaximumWaitsTheMaximum() {
-        let policy = ReconnectPolicy(maximumDelay: 2)
+        let policy = ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0))
         #expect(policy.delay(reconnectionTime: 9_999_999_999_999, failures: 0) == 2)
         #expect(policy.delay(reconnectionTime: .max, failures: 0) == 2)
         #expect(policy.delay(reconnectionTime: .max, failures: 3) == 2)
@@ -21,11 +21,23 @@ import Testing
     }
 
     @Test func thePolicysOwnWaitIsHeldBetweenTheFloorAndTheMaximum() {
-        #expect(ReconnectPolicy(retryDelay: 0).delay(reconnectionTime: nil, failures: 0) == 0.1)
-        #expect(ReconnectPolicy(retryDelay: -5).delay(reconnectionTime: nil, failures: 2) == 0.4)
-        #expect(ReconnectPolicy(retryDelay: .nan).delay(reconnectionTime: nil, failures: 0) == 0.1)
-        #expect(ReconnectPolicy(retryDelay: 100, maximumDelay: 10).delay(reconnectionTime: nil, failures: 0) == 10)
-        #expect(ReconnectPolicy(maximumDelay: 0).delay(reconnectionTime: 5000, failures: 4) == 0.1)
-        #expect(ReconnectPolicy(retryDelay: 1).delay(reconnectionTime: nil, failures: 2) == 4)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 0, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 0) == 0.1)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: -5, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 2) == 0.4)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: .nan, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 0) == 0.1)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 100, maximumDelay: 10, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 0) == 10)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 0, jitter: 0)).delay(
+                reconnectionTime: 5000, failures: 4) == 0.1)
+        #expect(
+            ReconnectPolicy(backoff: Backoff(initialDelay: 1, maximumDelay: 60, jitter: 0)).delay(
+                reconnectionTime: nil, failures: 2) == 4)
     }
 }

@@ -22,7 +22,7 @@ import Testing
         ])
         let scheduler = TestScheduler()
         var received: [String] = []
-        let policy = ReconnectPolicy(maximumDelay: 2)
+        let policy = ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0))
         for try await event in mock.events(request, reconnectPolicy: policy, scheduler: scheduler) {
             received.append(event.data)
         }
@@ -33,7 +33,9 @@ import Testing
     @Test func aRetryTooLargeForAnIntWaitsTheMaximumDelay() async throws {
         let mock = MockStream(connections: [Self.retryOnly("99999999999999999999999999"), .noContent])
         let scheduler = TestScheduler()
-        for try await _ in mock.events(request, reconnectPolicy: ReconnectPolicy(maximumDelay: 2), scheduler: scheduler)
+        for try await _ in mock.events(
+            request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0)),
+            scheduler: scheduler)
         {}
         #expect(scheduler.delays == [2])
     }

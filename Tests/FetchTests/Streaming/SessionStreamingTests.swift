@@ -55,7 +55,7 @@ import Testing
         var events: [ServerSentEvent] = []
         // A wait of its own far longer than the server's retry: 400 ms, so that honouring the server shows even when a
         // loaded machine delays the reconnection by seconds.
-        let policy = ReconnectPolicy(retryDelay: 60, maximumDelay: 120)
+        let policy = ReconnectPolicy(backoff: Backoff(initialDelay: 60, maximumDelay: 120, jitter: 0))
         let request = TestRequest(server.url("/stream/reconnect/\(id)?retry=400"))
         for try await event in try makeSession(transport).events(request, reconnectPolicy: policy) {
             events.append(event)
@@ -86,7 +86,8 @@ import Testing
         let request = TestRequest(server.url("/stream/retry/\(id)?retry=9999999999999&events=1&connections=2"))
         var received: [String] = []
         let events = try makeSession(transport).events(
-            request, reconnectPolicy: ReconnectPolicy(maximumDelay: 2), scheduler: scheduler)
+            request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 3, maximumDelay: 2, jitter: 0)),
+            scheduler: scheduler)
         for try await event in events {
             received.append(event.data)
         }

@@ -31,7 +31,7 @@ import Testing
         ])
         let tokens = BearerAuthenticator(token: "old") { "new" }
         var received: [String] = []
-        for try await event in mock.authenticating(with: tokens).events(request, scheduler: TestScheduler()) {
+        for try await event in mock.with(.authenticate(with: tokens)).events(request, scheduler: TestScheduler()) {
             received.append(event.data)
         }
         #expect(received == ["hello"])
@@ -42,7 +42,8 @@ import Testing
     @Test func aStatusRetriedBeforeTheFirstByteOpensTheStream() async throws {
         let mock = MockStream(connections: [.status(503), Self.connection("a", "b")])
         let scheduler = TestScheduler()
-        let stream = try await mock.retrying(RetryPolicy(jitter: 0), scheduler: scheduler).stream(request)
+        let stream = try await mock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)).stream(
+            request)
         #expect(try await Self.body(of: stream) == ["a", "b"])
         #expect(mock.requests.count == 2)
         #expect(scheduler.delays == [0.5])
@@ -53,7 +54,7 @@ import Testing
             MockStream.Connection(steps: [.chunk(Data("a".utf8)), .fail(URLError(.networkConnectionLost))]),
             Self.connection("never"),
         ])
-        let stream = try await mock.retrying(scheduler: TestScheduler()).stream(request)
+        let stream = try await mock.with(.retry(scheduler: TestScheduler())).stream(request)
         var iterator = stream.makeAsyncIterator()
         #expect(try await iterator.next() == Data("a".utf8))
         let error = await #expect(throws: FetchError.self) { try await iterator.next() }
@@ -69,7 +70,7 @@ import Testing
         let mock = MockStream(connections: [
             .status(503, body: #"{"reason":"first"}"#), .status(503, body: #"{"reason":"second"}"#),
         ])
-        let performer = mock.retrying(RetryPolicy(maximumAttempts: 2), scheduler: TestScheduler())
+        let performer = mock.with(.retry(RetryPolicy(maximumAttempts: 2), scheduler: TestScheduler()))
         let error = await #expect(throws: FetchError.self) {
             _ = try await performer.stream(request, errorParser: ReasonParser())
         }
@@ -102,8 +103,8 @@ import Testing
         let mock = MockStream(connections: [
             Self.connection("one", headers: cacheable), Self.connection("two", headers: cacheable),
         ])
-        let cache = mock.caching()
-        let performer = cache.deduplicating()
+        let cache = CachedPerformer(mock, ResponseCache())
+        let performer = cache.with(.deduplicate())
         async let first = Self.body(of: try await performer.stream(request))
         async let second = Self.body(of: try await performer.stream(request))
         let bodies = try await [first, second].sorted { $0.joined() < $1.joined() }
@@ -117,8 +118,8 @@ import Testing
         let events = Locked<[String]>([])
         let performer =
             mock
-            .adapting([RequestAdapter.header("X-Client", "fetch")])
-            .observing { event in events.withLock { $0.append("\(event)") } }
+            .with(.adapt([RequestAdapter.header("X-Client", "fetch")]))
+            .with(.observe { event in events.withLock { $0.append("\(event)") } })
         let stream = try await performer.stream(request)
         #expect(try await Self.body(of: stream) == ["a"])
         #expect(try mock.requests.first?.makeURLRequest().value(forHTTPHeaderField: "X-Client") == "fetch")
@@ -191,7 +192,7 @@ import Testing
             let answer: Token = try await session.perform(TestRequest(tokenURL, method: .post))
             return answer.token
         }
-        let stream = try await session.authenticating(with: tokens).stream(
+        let stream = try await session.with(.authenticate(with: tokens)).stream(
             TestRequest(server.url("/auth/\(realm)/protected")))
         var body = Data()
         for try await chunk in stream {
@@ -204,7 +205,7 @@ import Testing
 
     @Test func aStatusRetriedBeforeTheFirstByteOpensTheStream() async throws {
         let path = "/flaky/\(UUID().uuidString)"
-        let performer = session.retrying(RetryPolicy(initialDelay: 0.01, jitter: 0))
+        let performer = session.with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 0.01, jitter: 0))))
         let stream = try await performer.stream(TestRequest(server.url("\(path)?fail=2")))
         var body = Data()
         for try await chunk in stream {
@@ -216,7 +217,7 @@ import Testing
 
     @Test func aCacheInFrontOfASessionSendsEveryStream() async throws {
         let path = "/flaky/\(UUID().uuidString)"
-        let performer = session.caching().deduplicating()
+        let performer = CachedPerformer(session, ResponseCache()).with(.deduplicate())
         for _ in 0..<2 {
             let stream = try await performer.stream(TestRequest(server.url("\(path)?fail=0")))
             for try await _ in stream {}

@@ -72,7 +72,8 @@ import Testing
             .events([ServerSentEvent(data: "never")]),
         ])
         let scheduler = TestScheduler()
-        let policy = ReconnectPolicy(retryDelay: 1, maximumAttempts: 2, backoffMultiplier: 2)
+        let policy = ReconnectPolicy(
+            backoff: Backoff(initialDelay: 1, multiplier: 2, maximumDelay: 60, jitter: 0), maximumAttempts: 2)
         var received: [String] = []
         let error = await #expect(throws: FetchError.self) {
             for try await event in mock.events(request, reconnectPolicy: policy, scheduler: scheduler) {
@@ -101,7 +102,8 @@ import Testing
         let scheduler = TestScheduler()
         var received: [String] = []
         for try await event in mock.events(
-            request, reconnectPolicy: ReconnectPolicy(retryDelay: 1), scheduler: scheduler)
+            request, reconnectPolicy: ReconnectPolicy(backoff: Backoff(initialDelay: 1, maximumDelay: 60, jitter: 0)),
+            scheduler: scheduler)
         {
             received.append(event.data)
         }

@@ -52,8 +52,11 @@ import Testing
     @Test func aRetryDeadlineEndsTheCallWhenTheBackoffWouldPassIt() throws {
         let (mock, calls) = sequence([.success(MockResponse(status: 503))])
         let result = Captured<Result<Data, any Error>>()
-        mock.retrying(
-            RetryPolicy(maximumAttempts: 10, initialDelay: 2, jitter: 0, deadline: 5), scheduler: TestScheduler()
+        mock.with(
+            .retry(
+                RetryPolicy(maximumAttempts: 10, backoff: Backoff(initialDelay: 2, jitter: 0), deadline: 5),
+                scheduler: TestScheduler()
+            )
         )
         .perform(TestRequest("https://api.example.com/x"), completion: result.capture)
         #expect(calls.withLock { $0 } == 2)

@@ -93,7 +93,8 @@ import Testing
         let transfer = transfers.download(
             TestRequest(url), to: destination,
             resumption: DownloadResumption(
-                retryPolicy: RetryPolicy(initialDelay: 0.01), expectedSHA256: environment["FETCH_RESUME_SHA256"]))
+                retryPolicy: RetryPolicy(backoff: Backoff(initialDelay: 0.01)),
+                expectedSHA256: environment["FETCH_RESUME_SHA256"]))
         var reportedMiB: Int64 = 0
         for await value in transfer.progress {
             if let event = value.event {

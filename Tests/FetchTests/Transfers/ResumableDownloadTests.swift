@@ -283,7 +283,7 @@ struct ResumeServer {
         let transfer = transfers.download(
             TestRequest(try #require(URL(string: "http://127.0.0.1:9/nothing"))), to: destination,
             resumption: DownloadResumption(
-                retryPolicy: RetryPolicy(maximumAttempts: 3, jitter: 0), scheduler: scheduler))
+                retryPolicy: RetryPolicy(maximumAttempts: 3, backoff: Backoff(jitter: 0)), scheduler: scheduler))
 
         let error = try await Self.failure(of: transfer)
         guard case .attemptsExhausted(let attempts, _, _) = error else {

@@ -6,7 +6,7 @@ import Foundation
 
 /// A request as an adapter or authenticator changed it: the `URLRequest` to send, and the request it came from.
 ///
-/// Wrapping performers pass these to the performer they wrap, so a `SpyPerformer` underneath records exactly what
+/// The adapting and authenticating middlewares pass these on inward, so a `SpyPerformer` underneath records exactly what
 /// went out; ``original`` is the request the app made.
 public struct AdaptedRequest: Request {
     /// The request the app made.

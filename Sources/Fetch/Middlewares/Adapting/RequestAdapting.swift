@@ -6,7 +6,7 @@ import Foundation
 
 /// Changes requests before they are sent: adds a token, a user agent, a request id.
 ///
-/// Adapters run in order in an ``AdaptingPerformer``. An adapter that completes synchronously keeps the whole call
+/// Adapters run in order in ``Middleware/adapt(_:)``. An adapter that completes synchronously keeps the whole call
 /// synchronous, as tests with `MockPerformer` expect; one that needs to wait may complete later from any thread.
 public protocol RequestAdapting: Sendable {
     /// Adapts `request`, or fails it.
@@ -20,13 +20,14 @@ public protocol RequestAdapting: Sendable {
 /// A ``RequestAdapting`` made from a closure, with ready ones for common headers.
 ///
 /// ```swift
-/// let performer = session.adapting([
-///     .header("User-Agent", "Fetch-Example/1.0"),
-///     .requestID(),
-///     RequestAdapter { request in
-///         request.setValue(Locale.current.identifier, forHTTPHeaderField: "Accept-Language")
-///     },
-/// ])
+/// let performer = session.with(
+///     .adapt([
+///         .header("User-Agent", "Fetch-Example/1.0"),
+///         .requestID(),
+///         RequestAdapter { request in
+///             request.setValue(Locale.current.identifier, forHTTPHeaderField: "Accept-Language")
+///         },
+///     ]))
 /// ```
 public struct RequestAdapter: RequestAdapting {
     private let body: @Sendable (URLRequest, @escaping @Sendable (Result<URLRequest, any Error>) -> Void) -> Void

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Applies credentials to requests and gets new ones when the server rejects them: what an
-/// ``AuthenticatingPerformer`` needs.
+/// ``Middleware/authenticate(with:)`` needs.
 ///
 /// The performer calls ``refresh(completion:)`` once at a time however many requests were rejected together, and
 /// replays each rejected request once with the new credentials.
@@ -50,7 +50,7 @@ extension Authenticator {
 ///     let answer: TokenResponse = try await session.perform(RefreshToken(refreshToken: savedRefreshToken))
 ///     return answer.token
 /// }
-/// let api = session.authenticating(with: tokens)
+/// let api = session.with(.authenticate(with: tokens))
 /// ```
 public final class BearerAuthenticator: Authenticator {
     private let storedToken: Locked<String?>

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Something that happened to a call, for logging and metrics: see ``ObservingPerformer`` and
-/// ``RetryingPerformer``.
+/// Something that happened to a call, for logging and metrics: see ``Middleware/observe(_:)`` and
+/// ``Middleware/retry(_:scheduler:)``.
 public enum FetchEvent: Sendable {
     /// A request was handed to the performer.
     case started(any Request)

@@ -1,32 +1,22 @@
 import Foundation
 
-/// When and how often a ``RetryingPerformer`` tries a request again.
+/// When and how often ``Middleware/retry(_:scheduler:)`` tries a request again.
 ///
 /// The default retries only idempotent methods (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE`), up to 3
 /// attempts in all, after a connection failure, a timeout, or a 408, 429, 502, 503 or 504; it waits with
-/// exponential backoff and jitter, or as long as the server's `Retry-After` asks when that is at most
-/// ``maximumRetryAfter``.
+/// exponential backoff and jitter, or as long as the server's `Retry-After` asks when that is at most 60 s
+/// (`maximumRetryAfter`).
 public struct RetryPolicy: Sendable {
     /// The most attempts in all, the first one included. `1` never retries. The default is 3.
     public var maximumAttempts: Int
 
-    /// The wait before the first retry, in seconds; each later wait is ``backoffMultiplier`` times longer.
-    /// The default is 0.5 s.
-    public var initialDelay: TimeInterval
-
-    /// How much longer each wait is than the one before. The default is 2.
-    public var backoffMultiplier: Double
-
-    /// The longest backoff wait, in seconds. The default is 30 s.
-    public var maximumDelay: TimeInterval
-
-    /// The share of each backoff wait that is random, from 0 (none) to 1 (anywhere between no wait and the whole
-    /// wait), so that many clients do not retry in step. The default is 0.2.
-    public var jitter: Double
+    /// How long to wait before each retry that the server does not time with `Retry-After`. The default waits
+    /// 0.5 s, then twice as long each time up to 30 s, less up to 20 % at random.
+    public var backoff: Backoff
 
     /// The longest `Retry-After` honoured, in seconds. A server that asks for a longer wait gets no retry: the
     /// caller receives its answer at once. The default is 60 s.
-    public var maximumRetryAfter: TimeInterval
+    package var maximumRetryAfter: TimeInterval
 
     /// The longest time one call may take, all attempts and waits included, in seconds; `nil` for no limit. When it
     /// passes, the attempt in flight is cancelled and the call fails with ``FetchError/timedOut(request:seconds:)``. The default is
@@ -43,19 +33,16 @@ public struct RetryPolicy: Sendable {
     /// The transport failures that are retried. The default is the connection failures: cannot find or connect to
     /// the host, connection lost (reset, closed before answering or midway: the same code on every transport), not
     /// connected, DNS failure, and `badServerResponse`.
-    public var retryableErrors: Set<URLError.Code>
+    package var retryableErrors: Set<URLError.Code>
 
     /// Whether a timeout is retried. The default is `true`.
-    public var retriesTimeouts: Bool
+    package var retriesTimeouts: Bool
 
     /// Creates a policy; every parameter has the default described on its property.
     ///
     /// - Parameters:
     ///   - maximumAttempts: The most attempts in all.
-    ///   - initialDelay: The first backoff wait, in seconds.
-    ///   - backoffMultiplier: The growth of each wait.
-    ///   - maximumDelay: The longest backoff wait, in seconds.
-    ///   - jitter: The random share of each wait, from 0 to 1.
+    ///   - backoff: The waits between attempts.
     ///   - maximumRetryAfter: The longest `Retry-After` honoured, in seconds.
     ///   - deadline: The longest time for the whole call, in seconds, or `nil`.
     ///   - retryableMethods: The methods that are retried.
@@ -64,10 +51,7 @@ public struct RetryPolicy: Sendable {
     ///   - retriesTimeouts: Whether timeouts are retried.
     public init(
         maximumAttempts: Int = 3,
-        initialDelay: TimeInterval = 0.5,
-        backoffMultiplier: Double = 2,
-        maximumDelay: TimeInterval = 30,
-        jitter: Double = 0.2,
+        backoff: Backoff = Backoff(),
         maximumRetryAfter: TimeInterval = 60,
         deadline: TimeInterval? = nil,
         retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
@@ -79,10 +63,7 @@ public struct RetryPolicy: Sendable {
         retriesTimeouts: Bool = true
     ) {
         self.maximumAttempts = maximumAttempts
-        self.initialDelay = initialDelay
-        self.backoffMultiplier = backoffMultiplier
-        self.maximumDelay = maximumDelay
-        self.jitter = min(max(jitter, 0), 1)
+        self.backoff = backoff
         self.maximumRetryAfter = maximumRetryAfter
         self.deadline = deadline
         self.retryableMethods = retryableMethods
@@ -148,9 +129,7 @@ public struct RetryPolicy: Sendable {
 
     /// The backoff wait before attempt number `attempt` (2 or more): exponential, capped, with jitter taken off.
     package func backoff(beforeAttempt attempt: Int, random: Double) -> TimeInterval {
-        let exponential = initialDelay * pow(backoffMultiplier, Double(max(attempt - 2, 0)))
-        let capped = min(exponential, maximumDelay)
-        return capped * (1 - jitter * min(max(random, 0), 1))
+        backoff.delay(afterFailures: attempt - 1, random: random)
     }
 
     /// The wait a `Retry-After` value asks for, in seconds from `now`: delay-seconds or an HTTP-date

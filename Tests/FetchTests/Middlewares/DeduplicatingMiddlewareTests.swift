@@ -8,11 +8,12 @@ struct Hit: Decodable, Parsable, Equatable {
     let hit: Int
 }
 
-@Suite struct DeduplicatingPerformerTests {
+@Suite struct DeduplicatingMiddlewareTests {
     @Test func hundredConcurrentIdenticalGETsReachTheServerOnce() async throws {
         let server = try TestServer.running()
         let path = "/slow/\(UUID().uuidString)"
-        let performer = DeduplicatingPerformer(makeSession())
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = makeSession().with(deduplication)
         let request = TestRequest(server.url(path + "?ms=500"), headers: ["Accept": "application/json"])
 
         let hits = try await withThrowingTaskGroup(of: Hit.self) { group in
@@ -25,13 +26,14 @@ struct Hit: Decodable, Parsable, Equatable {
         #expect(hits.count == 100)
         #expect(hits.allSatisfy { $0.hit == 1 })
         #expect(try await server.hits(path) == 1)
-        #expect(performer.requestsInFlight == 0)
+        #expect(deduplication.requestsInFlight == 0)
     }
 
     @Test func cancellingOneCallerLeavesTheOthers() async throws {
         let server = try TestServer.running()
         let path = "/slow/\(UUID().uuidString)"
-        let performer = DeduplicatingPerformer(makeSession())
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = makeSession().with(deduplication)
         let request = TestRequest(server.url(path + "?ms=300"))
         let kept = Captured<Result<Hit, any Error>>()
         let cancelled = Captured<Result<Hit, any Error>>()
@@ -55,7 +57,8 @@ struct Hit: Decodable, Parsable, Equatable {
 
     @Test func cancellingEveryCallerCancelsTheSharedRequest() async throws {
         let spy = SpyPerformer()
-        let performer = DeduplicatingPerformer(spy)
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = spy.with(deduplication)
         let request = TestRequest("http://example.test/shared")
         let results = Captured<Result<Data, any Error>>()
 
@@ -75,12 +78,13 @@ struct Hit: Decodable, Parsable, Equatable {
                 continue
             }
         }
-        #expect(performer.requestsInFlight == 0)
+        #expect(deduplication.requestsInFlight == 0)
     }
 
     @Test func eachCallerParsesTheSharedResponseAsItsOwnType() async throws {
         let spy = SpyPerformer()
-        let performer = DeduplicatingPerformer(spy)
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = spy.with(deduplication)
         let request = TestRequest("http://example.test/users/1")
         let hit = Captured<Result<Hit, any Error>>()
         let text = Captured<Result<String, any Error>>()
@@ -99,7 +103,8 @@ struct Hit: Decodable, Parsable, Equatable {
 
     @Test func errorStatusesReachEveryCallersOwnErrorParser() async throws {
         let spy = SpyPerformer()
-        let performer = DeduplicatingPerformer(spy)
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = spy.with(deduplication)
         let request = TestRequest("http://example.test/users/9")
         let parsed = Captured<Result<Hit, any Error>>()
         let plain = Captured<Result<Hit, any Error>>()
@@ -120,7 +125,8 @@ struct Hit: Decodable, Parsable, Equatable {
 
     @Test func onlyIdenticalSafeRequestsAreShared() throws {
         let spy = SpyPerformer()
-        let performer = DeduplicatingPerformer(spy)
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = spy.with(deduplication)
         let url = "http://example.test/items"
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
 
@@ -138,7 +144,8 @@ struct Hit: Decodable, Parsable, Equatable {
 
     @Test func aRequestAfterTheSharedOneFinishedIsSentAgain() throws {
         let mock = SpyPerformer(forwardingTo: MockPerformer(status: 200, data: Data(#"{"hit": 1}"#.utf8)))
-        let performer = DeduplicatingPerformer(mock)
+        let deduplication: DeduplicatingMiddleware = .deduplicate()
+        let performer = mock.with(deduplication)
         let request = TestRequest("http://example.test/again")
         let results = Captured<Result<Hit, any Error>>()
 
@@ -147,6 +154,6 @@ struct Hit: Decodable, Parsable, Equatable {
 
         #expect(mock.calls.count == 2)
         #expect(try results.value?.get() == Hit(hit: 1))
-        #expect(performer.requestsInFlight == 0)
+        #expect(deduplication.requestsInFlight == 0)
     }
 }

@@ -4,72 +4,45 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A ``RequestPerforming`` object that lets identical safe requests in flight share one network request.
-///
-/// While a `GET` or `HEAD` request is in flight, another request for the same method, URL and header fields (and no
-/// body) joins it instead of sending a request of its own:
-///
-/// ```swift
-/// let performer = DeduplicatingPerformer(Session())
-/// async let first: User = performer.perform(GetUser(id: 1))
-/// async let second: User = performer.perform(GetUser(id: 1))  // no second request reaches the server
-/// ```
-///
-/// Each caller still gets its own completion, with the response parsed as its own type and read by its own error
-/// parser. A caller that cancels gets ``FetchError/cancelled(request:)`` and leaves the others waiting; the shared request is
-/// cancelled only when every caller has cancelled. Other requests pass through unchanged.
-///
-/// Completions are called on the innermost session's callback queue, as for any stack; the `async` forms do not use
-/// a queue. `session.deduplicating()` builds the same performer.
-public final class DeduplicatingPerformer: RequestPerforming {
-    /// The performer that sends the requests.
-    public let base: any RequestPerforming
-
-    /// The pipeline: the deduplicating middleware in front of ``base``'s.
-    public let pipeline: Pipeline
-
-    private let middleware = DeduplicatingMiddleware()
-
-    /// Creates a performer that shares identical requests in flight through `base`.
+extension Middleware where Self == DeduplicatingMiddleware {
+    /// A middleware that lets identical safe requests in flight share one request.
     ///
-    /// - Parameter base: The performer that sends the requests, such as a ``Session``.
-    public init(_ base: any RequestPerforming) {
-        self.base = base
-        self.pipeline = base.pipeline.adding(middleware)
-    }
-
-    /// The number of shared requests in flight, for tests and diagnostics.
-    public var requestsInFlight: Int {
-        middleware.requestsInFlight
-    }
-
-    /// Performs a request, joining an identical safe request already in flight.
+    /// While a `GET` or `HEAD` request is in flight, another request for the same method, URL and header fields (and
+    /// no body) joins it instead of sending a request of its own:
     ///
-    /// - Parameters:
-    ///   - request: The request to send.
-    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once with this caller's parsed value or error, or with
-    ///     ``FetchError/cancelled(request:)`` when this caller cancels first.
-    /// - Returns: A handle that cancels this caller's call; the shared request goes on while others wait for it.
-    @discardableResult
-    public func perform<T: Parsable>(
-        _ request: any Request,
-        errorParser: (any ErrorParsing)?,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
-        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    /// ```swift
+    /// let api = session.with(.deduplicate())
+    /// async let first: User = api.perform(GetUser(id: 1))
+    /// async let second: User = api.perform(GetUser(id: 1))  // no second request reaches the server
+    /// ```
+    ///
+    /// Each caller still gets its own completion, with the response parsed as its own type and read by its own error
+    /// parser. A caller that cancels gets ``FetchError/cancelled(request:)`` and leaves the others waiting; the
+    /// shared request is cancelled only when every caller has cancelled. Streams and other requests pass through
+    /// unchanged. Requests are shared among the calls that go through the same middleware value.
+    ///
+    /// - Returns: The middleware.
+    public static func deduplicate() -> DeduplicatingMiddleware {
+        DeduplicatingMiddleware()
     }
 }
 
-/// Shares one detached call of `next` between the callers of identical safe requests in flight.
-private final class DeduplicatingMiddleware: Middleware {
+/// Shares one detached call of `next` between the callers of identical safe requests in flight: made by
+/// ``Middleware/deduplicate()``.
+///
+/// `Sendable`: its mutable state is behind `flights`' lock.
+public final class DeduplicatingMiddleware: Middleware {
     private let flights = Locked([FlightKey: Flight]())
 
-    var requestsInFlight: Int {
+    init() {}
+
+    /// The number of shared requests in flight, for tests and diagnostics.
+    package var requestsInFlight: Int {
         flights.withLock { $0.count }
     }
 
-    func intercept(
+    /// Joins `request` to an identical safe request in flight, or passes it on through `next` as a new one.
+    public func intercept(
         _ request: any Request,
         context: CallContext,
         next: Next,

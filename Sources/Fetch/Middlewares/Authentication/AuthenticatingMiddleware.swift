@@ -4,55 +4,33 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A performer that applies an ``Authenticator``'s credentials to every request and, when the server rejects them,
-/// refreshes them once and replays the rejected requests.
-///
-/// Refresh is single-flight: when 50 requests are rejected at once, one refresh runs and all 50 are replayed once
-/// with the new credentials. A request rejected with credentials older than a refresh that has already finished is
-/// replayed without another refresh. A request is replayed at most once: if the replay is rejected too, the caller
-/// receives that rejection. When the refresh fails, every waiting request fails with
-/// ``FetchError/credentialRefreshFailed(_:_:)``.
-public final class AuthenticatingPerformer: RequestPerforming {
-    /// The performer the authenticated requests go to.
-    public let performer: any RequestPerforming
-
-    /// The source of credentials.
-    public let authenticator: any Authenticator
-
-    /// The pipeline: the authenticating middleware in front of ``performer``'s.
-    public let pipeline: Pipeline
-
-    /// Creates a performer that authenticates the requests it passes to `performer`.
+extension Middleware where Self == AuthenticatingMiddleware {
+    /// A middleware that applies `authenticator`'s credentials to every request and, when the server rejects them,
+    /// refreshes them once and replays the rejected requests.
     ///
-    /// - Parameters:
-    ///   - performer: The performer the authenticated requests go to.
-    ///   - authenticator: The source of credentials.
-    public init(wrapping performer: any RequestPerforming, authenticator: any Authenticator) {
-        self.performer = performer
-        self.authenticator = authenticator
-        self.pipeline = performer.pipeline.adding(AuthenticationMiddleware(authenticator: authenticator))
-    }
-
-    /// Performs `request` with credentials, refreshing them and replaying the request once if they are rejected,
-    /// and parses the final response as `T`.
+    /// ```swift
+    /// let api = session.with(.authenticate(with: tokens))
+    /// ```
     ///
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once, on the innermost session's callback queue if there is one.
-    /// - Returns: A handle that cancels the call, whether it is in flight or waiting for a refresh.
-    @discardableResult
-    public func perform<T: Parsable>(
-        _ request: any Request,
-        errorParser: (any ErrorParsing)?,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
-        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    /// Refresh is single-flight: when 50 requests are rejected at once, one refresh runs and all 50 are replayed once
+    /// with the new credentials. A request rejected with credentials older than a refresh that has already finished
+    /// is replayed without another refresh. A request is replayed at most once: if the replay is rejected too, the
+    /// caller receives that rejection. When the refresh fails, every waiting request fails with
+    /// ``FetchError/credentialRefreshFailed(_:_:)``. Calls share a refresh when they go through the same middleware
+    /// value: make it once and use it in every pipeline that shares the credentials.
+    ///
+    /// - Parameter authenticator: The source of credentials.
+    /// - Returns: The middleware.
+    public static func authenticate(with authenticator: any Authenticator) -> AuthenticatingMiddleware {
+        AuthenticatingMiddleware(authenticator: authenticator)
     }
 }
 
-/// Applies credentials to each request and refreshes them, single-flight, when the server rejects them.
-private final class AuthenticationMiddleware: Middleware {
+/// Applies credentials to each request and refreshes them, single-flight, when the server rejects them: made by
+/// ``Middleware/authenticate(with:)``.
+///
+/// `Sendable`: its mutable state is behind `state`'s lock.
+public final class AuthenticatingMiddleware: Middleware {
     private struct State {
         /// Counts the refreshes that succeeded: a request sent with an older generation may simply be replayed.
         var generation = 0
@@ -67,7 +45,8 @@ private final class AuthenticationMiddleware: Middleware {
         self.authenticator = authenticator
     }
 
-    func intercept(
+    /// Sends `request` with credentials through `next`, and once more after a refresh when they are rejected.
+    public func intercept(
         _ request: any Request,
         context: CallContext,
         next: Next,

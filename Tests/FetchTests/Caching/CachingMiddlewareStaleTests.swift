@@ -7,15 +7,15 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Stale responses through ``CachingPerformer`` (RFC 5861 and the offline policy), synchronously over a pending
+/// Stale responses through ``CachedPerformer`` (RFC 5861 and the offline policy), synchronously over a pending
 /// ``SpyPerformer`` and a virtual clock: the test decides when and how the network answers.
-@Suite struct CachingPerformerStaleTests {
+@Suite struct CachingMiddlewareStaleTests {
     let clock = TestClock()
     let spy = SpyPerformer()
     let request = TestRequest("http://example.test/items/\(UUID().uuidString)")
 
-    func makePerformer(offlinePolicy: CachingPerformer.OfflinePolicy = .never) -> CachingPerformer {
-        CachingPerformer(spy, offlinePolicy: offlinePolicy) { [clock] in clock.now }
+    func makePerformer(offlinePolicy: ResponseCache.OfflinePolicy = .never) -> CachedPerformer {
+        CachedPerformer(spy, ResponseCache(offlinePolicy: offlinePolicy) { [clock] in clock.now })
     }
 
     static func body(_ hit: Int) -> Data {
@@ -23,7 +23,7 @@ import Testing
     }
 
     /// Stores `{"hit": 1}` with `cacheControl` and the ETag "v1", through the first (pending) call.
-    func store(_ cacheControl: String, in performer: CachingPerformer) throws {
+    func store(_ cacheControl: String, in performer: CachedPerformer) throws {
         let first = Captured<Result<Hit, any Error>>()
         performer.perform(request, completion: first.capture)
         spy.complete(headers: ["Cache-Control": cacheControl, "ETag": #""v1""#], data: Self.body(1))
@@ -258,9 +258,9 @@ import Testing
 
     @Test func theFluentFormTakesTheOfflinePolicy() throws {
         let mock = MockPerformer(error: URLError(.timedOut))
-        let performer = mock.caching(offlinePolicy: .serveStoredOnFailure)
+        let performer = CachedPerformer(mock, ResponseCache(offlinePolicy: .serveStoredOnFailure))
         #expect(performer.offlinePolicy == .serveStoredOnFailure)
-        #expect(MockPerformer().caching().offlinePolicy == .never)
+        #expect(CachedPerformer(MockPerformer(), ResponseCache()).offlinePolicy == .never)
     }
 
     // MARK: - The stale marker

@@ -8,9 +8,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// ``CachingPerformer`` with a directory: responses outlive the performer, memory answers first, and the disk holds
+/// ``CachedPerformer`` with a directory: responses outlive the performer, memory answers first, and the disk holds
 /// its bound and survives damaged files.
-@Suite struct CachingPerformerDiskTests {
+@Suite struct CachingMiddlewareDiskTests {
     let directory: TemporaryDirectory
     let clock = TestClock()
     let url = "http://example.test/items/\(UUID().uuidString)"
@@ -23,12 +23,14 @@ import Testing
         _ base: any RequestPerforming,
         maximumDiskBytes: Int = 1 << 20,
         maximumBytes: Int = 1 << 20,
-        offlinePolicy: CachingPerformer.OfflinePolicy = .never
-    ) throws -> CachingPerformer {
-        try CachingPerformer(
-            base, directory: directory.url, maximumDiskBytes: maximumDiskBytes, maximumBytes: maximumBytes,
-            offlinePolicy: offlinePolicy
-        ) { [clock] in clock.now }
+        offlinePolicy: ResponseCache.OfflinePolicy = .never
+    ) throws -> CachedPerformer {
+        try CachedPerformer(
+            base,
+            ResponseCache(
+                directory: directory.url, maximumDiskBytes: maximumDiskBytes, maximumBytes: maximumBytes,
+                offlinePolicy: offlinePolicy
+            ) { [clock] in clock.now })
     }
 
     static func network(hit: Int = 1, cacheControl: String = "max-age=60") -> SpyPerformer {
@@ -40,7 +42,7 @@ import Testing
 
     static let offline = MockPerformer(error: URLError(.notConnectedToInternet))
 
-    func perform<T: Parsable>(_ performer: CachingPerformer, as type: T.Type = T.self) throws -> T {
+    func perform<T: Parsable>(_ performer: CachedPerformer, as type: T.Type = T.self) throws -> T {
         let result = Captured<Result<T, any Error>>()
         performer.perform(TestRequest(url), completion: result.capture)
         return try #require(result.value).get()
@@ -183,7 +185,7 @@ import Testing
 
     @Test func theFluentFormTakesADirectory() throws {
         let network = Self.network()
-        let performer = try network.caching(directory: directory.url, maximumDiskBytes: 1 << 20)
+        let performer = try CachedPerformer(network, ResponseCache(directory: directory.url, maximumDiskBytes: 1 << 20))
         _ = try perform(performer) as Hit
 
         #expect(performer.maximumDiskBytes == 1 << 20)

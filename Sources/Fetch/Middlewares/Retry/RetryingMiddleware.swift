@@ -1,70 +1,36 @@
 import Foundation
 
-/// A performer that tries failed requests again, as a ``RetryPolicy`` says: backoff with jitter, `Retry-After`,
-/// a deadline across attempts.
-///
-/// ```swift
-/// let performer = session.retrying(RetryPolicy(maximumAttempts: 4, deadline: 30))
-/// ```
-///
-/// A cancelled call is never retried. When a call that was retried fails in the end, the error is
-/// ``FetchError/attemptsExhausted(attempts:lastError:request:)``, which says how many attempts were made; a call that failed
-/// on its first and only attempt delivers its error unchanged. Waits go through a ``Scheduling`` clock, so tests
-/// with FetchTesting's `TestScheduler` and `MockPerformer` run retries synchronously. Each wait is reported as
-/// ``FetchEvent/retrying(_:attempt:delay:reason:)`` to the call's observers (an `observing` performer anywhere in
-/// the stack) and to `onEvent`.
-public final class RetryingPerformer: RequestPerforming {
-    /// The performer each attempt goes to.
-    public let performer: any RequestPerforming
-
-    /// When and how often to retry.
-    public let policy: RetryPolicy
-
-    /// The pipeline: the retrying middleware in front of ``performer``'s.
-    public let pipeline: Pipeline
-
-    /// Creates a performer that retries the calls it passes to `performer`.
+extension Middleware where Self == RetryingMiddleware {
+    /// A middleware that tries failed calls again, as `policy` says: backoff with jitter, `Retry-After`, a deadline
+    /// across attempts.
+    ///
+    /// ```swift
+    /// let api = session.with(.retry(RetryPolicy(maximumAttempts: 4, deadline: 30)))
+    /// ```
+    ///
+    /// A cancelled call is never retried. When a call that was retried fails in the end, the error is
+    /// ``FetchError/attemptsExhausted(attempts:lastError:request:)``, which says how many attempts were made; a call
+    /// that failed on its first and only attempt delivers its error unchanged. Each wait is reported as
+    /// ``FetchEvent/retrying(_:attempt:delay:reason:)`` to the call's observers (an ``observe(_:)`` anywhere in the
+    /// stack). Where it stands decides what the middlewares inside it see: each of them runs once per attempt.
     ///
     /// - Parameters:
-    ///   - performer: The performer each attempt goes to.
     ///   - policy: When and how often to retry. The default is ``RetryPolicy/default``.
-    ///   - scheduler: The clock for waits and the deadline. The default is real time.
-    ///   - onEvent: Called with ``FetchEvent/retrying(_:attempt:delay:reason:)`` before each wait.
-    public init(
-        wrapping performer: any RequestPerforming,
-        policy: RetryPolicy = .default,
-        scheduler: any Scheduling = DispatchScheduler(),
-        onEvent: (@Sendable (FetchEvent) -> Void)? = nil
-    ) {
-        self.performer = performer
-        self.policy = policy
-        self.pipeline = performer.pipeline.adding(
-            RetryMiddleware(policy: policy, scheduler: scheduler, onEvent: onEvent))
-    }
-
-    /// Performs `request`, retrying it as the policy says, and parses the final response as `T`.
-    ///
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once, on the innermost session's callback queue if there is one.
-    /// - Returns: A handle that cancels the attempt in flight or the wait, and completes with
-    ///   ``FetchError/cancelled(request:)``.
-    @discardableResult
-    public func perform<T: Parsable>(
-        _ request: any Request,
-        errorParser: (any ErrorParsing)?,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
-        pipeline.perform(request, errorParser: errorParser, completion: completion)
+    ///   - scheduler: The clock for waits and the deadline. The default is real time; FetchTesting's
+    ///     `TestScheduler` runs retries synchronously.
+    /// - Returns: The middleware.
+    public static func retry(
+        _ policy: RetryPolicy = .default,
+        scheduler: any Scheduling = DispatchScheduler()
+    ) -> RetryingMiddleware {
+        RetryingMiddleware(policy: policy, scheduler: scheduler)
     }
 }
 
-/// Retries a call's attempts through `next` as a ``RetryPolicy`` says.
-private struct RetryMiddleware: Middleware {
+/// Retries a call's attempts through `next` as a ``RetryPolicy`` says: made by ``Middleware/retry(_:scheduler:)``.
+public struct RetryingMiddleware: Middleware {
     let policy: RetryPolicy
     let scheduler: any Scheduling
-    let onEvent: (@Sendable (FetchEvent) -> Void)?
 
     /// One call's attempts: how many were made, and the one in flight or the wait before the next.
     private struct Attempts {
@@ -73,7 +39,8 @@ private struct RetryMiddleware: Middleware {
         var isOver = false
     }
 
-    func intercept(
+    /// Sends `request` through `next`, and again after a wait for as long as the policy retries its answer.
+    public func intercept(
         _ request: any Request,
         context: CallContext,
         next: Next,
@@ -138,7 +105,6 @@ private struct RetryMiddleware: Middleware {
             switch decision {
             case .retry(let delay, let reason):
                 let event = FetchEvent.retrying(request, attempt: number + 1, delay: delay, reason: reason)
-                onEvent?(event)
                 context.report(event)
                 let wait = scheduler.schedule(after: delay) {
                     attempt(request, context: context, next: next, attempts: attempts, finish: finish)

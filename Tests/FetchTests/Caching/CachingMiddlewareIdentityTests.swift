@@ -39,10 +39,10 @@ struct Answer: Decodable, Parsable, Equatable {
     let call: Int
 }
 
-/// ``CachingPerformer`` keeps users apart: a private cache keys responses by the request's credentials (hashed), a
+/// ``CachedPerformer`` keeps users apart: a private cache keys responses by the request's credentials (hashed), a
 /// shared one stores a response to credentials only when the server marks it shareable, no response with
 /// `Set-Cookie` is stored, no credential is kept in clear, and one call drops a user's responses.
-@Suite struct CachingPerformerIdentityTests {
+@Suite struct CachingMiddlewareIdentityTests {
     let directory: TemporaryDirectory
     let url = "http://example.test/profile/\(UUID().uuidString)"
     static let alice = ["Authorization": "Bearer alice-token-1f7c"]
@@ -59,19 +59,21 @@ struct Answer: Decodable, Parsable, Equatable {
 
     func makePerformer(
         _ base: any RequestPerforming, _ storage: Storage, storesPrivateResponses: Bool = true
-    ) throws -> CachingPerformer {
+    ) throws -> CachedPerformer {
         switch storage {
         case .memory:
-            return CachingPerformer(base, storesPrivateResponses: storesPrivateResponses)
+            return CachedPerformer(base, ResponseCache(storesPrivateResponses: storesPrivateResponses))
         case .disk:
             // No memory in front: every hit is read from disk.
-            return try CachingPerformer(
-                base, directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses)
+            return try CachedPerformer(
+                base,
+                ResponseCache(directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses)
+            )
         }
     }
 
     func perform<T: Parsable>(
-        _ performer: CachingPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
+        _ performer: CachedPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
     ) throws -> T {
         let result = Captured<Result<T, any Error>>()
         performer.perform(
@@ -186,7 +188,8 @@ struct Answer: Decodable, Parsable, Equatable {
     func sMaxageIsTheLifetimeOfASharedCacheOnly(isShared: Bool) throws {
         let backend = WhoAsked(headers: ["Cache-Control": "max-age=10, s-maxage=120"])
         let clock = TestClock()
-        let performer = CachingPerformer(backend.performer, storesPrivateResponses: !isShared) { clock.now }
+        let performer = CachedPerformer(
+            backend.performer, ResponseCache(storesPrivateResponses: !isShared) { clock.now })
 
         _ = try perform(performer, nil) as Answer
         clock.advance(by: 60)
@@ -274,23 +277,23 @@ struct Answer: Decodable, Parsable, Equatable {
 }
 
 /// The two-user case end to end, through each transport's `Session` against the test server.
-@Suite struct CachingPerformerIdentityServerTests {
+@Suite struct CachingMiddlewareIdentityServerTests {
     let server: TestServer
 
     init() throws {
         server = try TestServer.running()
     }
 
-    func makePerformer(_ transport: SessionTransport, directory: URL?) throws -> CachingPerformer {
+    func makePerformer(_ transport: SessionTransport, directory: URL?) throws -> CachedPerformer {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         let session = try makeSession(transport, configuration: configuration)
         if let directory {
-            return try CachingPerformer(session, directory: directory, maximumBytes: 0)
+            return try CachedPerformer(session, ResponseCache(directory: directory, maximumBytes: 0))
         }
-        return CachingPerformer(session)
+        return CachedPerformer(session, ResponseCache())
     }
 
     @Test(arguments: SessionTransport.allCases, [false, true])

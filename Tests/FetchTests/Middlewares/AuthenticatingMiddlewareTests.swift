@@ -46,20 +46,20 @@ extension SpyPerformer.Call {
     }
 }
 
-@Suite struct AuthenticatingPerformerTests {
+@Suite struct AuthenticatingMiddlewareTests {
     let request = TestRequest("https://api.example.com/me")
 
     @Test func credentialsGoOnEveryRequest() {
         let spy = SpyPerformer()
         let authenticator = ManualAuthenticator()
-        spy.authenticating(with: authenticator).perform(request) { (_: Result<Data, any Error>) in }
+        spy.with(.authenticate(with: authenticator)).perform(request) { (_: Result<Data, any Error>) in }
         #expect(spy.calls.first?.authorization == "Bearer old")
     }
 
     @Test func rejectedRequestsShareOneRefreshAndAreEachReplayedOnce() throws {
         let spy = SpyPerformer()
         let authenticator = ManualAuthenticator()
-        let performer = spy.authenticating(with: authenticator)
+        let performer = spy.with(.authenticate(with: authenticator))
         let results = Captured<Result<String, any Error>>()
         for _ in 0..<3 {
             performer.perform(request, completion: results.capture)
@@ -78,7 +78,7 @@ extension SpyPerformer.Call {
     @Test func aRequestRejectedAfterARefreshFinishedIsReplayedWithoutAnother() {
         let spy = SpyPerformer()
         let authenticator = ManualAuthenticator()
-        let performer = spy.authenticating(with: authenticator)
+        let performer = spy.with(.authenticate(with: authenticator))
         let results = Captured<Result<String, any Error>>()
         performer.perform(request, completion: results.capture)
         performer.perform(request, completion: results.capture)
@@ -93,7 +93,7 @@ extension SpyPerformer.Call {
         let spy = SpyPerformer()
         let authenticator = ManualAuthenticator()
         let result = Captured<Result<String, any Error>>()
-        spy.authenticating(with: authenticator)
+        spy.with(.authenticate(with: authenticator))
             .perform(request, errorParser: DecodableErrorParser<APIError>(), completion: result.capture)
         spy.complete(status: 401)
         authenticator.finishRefresh(token: "new")
@@ -107,7 +107,7 @@ extension SpyPerformer.Call {
         struct TokenServiceDown: Error {}
         let spy = SpyPerformer()
         let authenticator = ManualAuthenticator()
-        let performer = spy.authenticating(with: authenticator)
+        let performer = spy.with(.authenticate(with: authenticator))
         let results = Captured<Result<String, any Error>>()
         performer.perform(request, completion: results.capture)
         performer.perform(request, completion: results.capture)
@@ -134,7 +134,7 @@ extension SpyPerformer.Call {
         let spy = SpyPerformer()
         let authenticator = ManualAuthenticator()
         let result = Captured<Result<String, any Error>>()
-        let call = spy.authenticating(with: authenticator).perform(request, completion: result.capture)
+        let call = spy.with(.authenticate(with: authenticator)).perform(request, completion: result.capture)
         spy.complete(status: 401)
         call.cancel()
         authenticator.finishRefresh(token: "new")
@@ -155,7 +155,7 @@ extension SpyPerformer.Call {
         let mock = MockPerformer { request in
             request.headers["Authorization"] == "Bearer fresh" ? .text("ok") : MockResponse(status: 401)
         }
-        let answer: String = try await mock.authenticating(with: authenticator).perform(request)
+        let answer: String = try await mock.with(.authenticate(with: authenticator)).perform(request)
         #expect(answer == "ok")
         #expect(authenticator.token == "fresh")
         #expect(refreshes.withLock { $0 } == 1)
@@ -196,7 +196,7 @@ extension SpyPerformer.Call {
 
     @Test func fiftyConcurrentRejectionsMakeOneRefreshAndFiftySuccesses() async throws {
         let realm = UUID().uuidString
-        let performer = session.authenticating(with: authenticator(realm: realm, query: "?delay=200"))
+        let performer = session.with(.authenticate(with: authenticator(realm: realm, query: "?delay=200")))
         let url = server.url("/auth/\(realm)/protected")
         let answers = try await withThrowingTaskGroup(of: Protected.self) { group in
             for _ in 0..<50 {
@@ -213,7 +213,7 @@ extension SpyPerformer.Call {
 
     @Test func aFailedRefreshFailsTheWaitingRequests() async throws {
         let realm = UUID().uuidString
-        let performer = session.authenticating(with: authenticator(realm: realm, query: "?fail=1&delay=800"))
+        let performer = session.with(.authenticate(with: authenticator(realm: realm, query: "?fail=1&delay=800")))
         let url = server.url("/auth/\(realm)/protected")
         let results = try await withThrowingTaskGroup(of: Result<Protected, any Error>.self) { group in
             for _ in 0..<5 {

@@ -15,9 +15,9 @@ import Testing
 /// server and stops it when it exits, so the filling child's server is gone when the second child runs: its port
 /// refuses connections, which the second child checks before anything else.
 @Suite(.enabled(if: ChildSuiteRun.isAvailable, "runs this test binary again through /proc/self/exe (Linux)"))
-struct CachingPerformerProcessTests {
+struct CachingMiddlewareProcessTests {
     static let childVariable = "FETCH_CACHE_CHILD"
-    static let test = "CachingPerformerProcessTests/aSecondProcessAnswersFromTheDiskCacheWithTheServerGone"
+    static let test = "CachingMiddlewareProcessTests/aSecondProcessAnswersFromTheDiskCacheWithTheServerGone"
 
     @Test func aSecondProcessAnswersFromTheDiskCacheWithTheServerGone() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -59,7 +59,7 @@ struct CachingPerformerProcessTests {
         case "fill":
             let server = try TestServer.running()
             print("SERVER \(server.url(""))")
-            let performer = try CachingPerformer(session, directory: directory)
+            let performer = try CachedPerformer(session, ResponseCache(directory: directory))
             let fresh: Hit = try await performer.perform(
                 TestRequest(server.url("/cacheable/fresh-\(id)?cc=max-age=3600")))
             let stale: Hit = try await performer.perform(
@@ -74,8 +74,9 @@ struct CachingPerformerProcessTests {
                 _ = try await session.perform(fresh) as Data
             }
 
-            let strict = try CachingPerformer(session, directory: directory)
-            let offline = try CachingPerformer(session, directory: directory, offlinePolicy: .serveStoredOnFailure)
+            let strict = try CachedPerformer(session, ResponseCache(directory: directory))
+            let offline = try CachedPerformer(
+                session, ResponseCache(directory: directory, offlinePolicy: .serveStoredOnFailure))
 
             let freshAnswer: Response = try await strict.perform(fresh)
             #expect(!freshAnswer.isStale)

@@ -20,7 +20,7 @@ final class TestClock: Sendable {
     }
 }
 
-@Suite struct CachingPerformerTests {
+@Suite struct CachingMiddlewareTests {
     let server: TestServer
     let clock = TestClock()
     let session: Session
@@ -40,8 +40,8 @@ final class TestClock: Sendable {
         let _: Data = try await Session(session: .shared).perform(request)
     }
 
-    func makePerformer(storesPrivateResponses: Bool = true) -> CachingPerformer {
-        CachingPerformer(session, storesPrivateResponses: storesPrivateResponses) { [clock] in clock.now }
+    func makePerformer(storesPrivateResponses: Bool = true) -> CachedPerformer {
+        CachedPerformer(session, ResponseCache(storesPrivateResponses: storesPrivateResponses) { [clock] in clock.now })
     }
 
     /// A unique path of the `/cacheable` route and the request for it with `query`.
@@ -219,7 +219,7 @@ final class TestClock: Sendable {
     @Test func unsafeRequestRemovesTheStoredResponse() throws {
         let spy = SpyPerformer(
             forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data("{}".utf8)))
-        let performer = CachingPerformer(spy)
+        let performer = CachedPerformer(spy, ResponseCache())
         let url = "http://example.test/item"
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
 
@@ -234,7 +234,7 @@ final class TestClock: Sendable {
     @Test func leastRecentlyUsedResponsesAreEvictedPastTheByteLimit() throws {
         let body = Data(repeating: UInt8(ascii: "x"), count: 1000)
         let spy = SpyPerformer(forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: body))
-        let performer = CachingPerformer(spy, maximumBytes: 2600)
+        let performer = CachedPerformer(spy, ResponseCache(maximumBytes: 2600))
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
         let a = TestRequest("http://example.test/a")
         let b = TestRequest("http://example.test/b")
@@ -258,7 +258,7 @@ final class TestClock: Sendable {
     @Test func responsesLargerThanTheWholeLimitAreNotStored() throws {
         let spy = SpyPerformer(
             forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data(count: 5000)))
-        let performer = CachingPerformer(spy, maximumBytes: 4096)
+        let performer = CachedPerformer(spy, ResponseCache(maximumBytes: 4096))
         let results = Captured<Result<Data, any Error>>()
 
         performer.perform(TestRequest("http://example.test/big"), completion: results.capture)
@@ -274,7 +274,7 @@ final class TestClock: Sendable {
             forwardingTo: MockPerformer(
                 status: 404, headers: ["Cache-Control": "max-age=60"],
                 data: Data(#"{"error": true, "reason": "gone"}"#.utf8)))
-        let performer = CachingPerformer(spy)
+        let performer = CachedPerformer(spy, ResponseCache())
         let results = Captured<Result<Hit, any Error>>()
 
         performer.perform(
@@ -289,7 +289,7 @@ final class TestClock: Sendable {
 
     @Test func freshHitsReuseTheValueParsedBefore() throws {
         let mock = MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data(#"{"hit": 1}"#.utf8))
-        let performer = CachingPerformer(mock)
+        let performer = CachedPerformer(mock, ResponseCache())
         let request = TestRequest("http://example.test/counted/\(UUID().uuidString)")
         let results = Captured<Result<CountedHit, any Error>>()
         let before = CountedHit.parses.withLock { $0 }

@@ -20,7 +20,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
     return (mock, calls)
 }
 
-@Suite struct RetryingPerformerTests {
+@Suite struct RetryingMiddlewareTests {
     let request = TestRequest("https://api.example.com/users/1")
     let ada = MockResponse.json(#"{"id": 1, "name": "Ada", "createdAt": "2026-11-30T08:42:12Z"}"#)
 
@@ -30,7 +30,8 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         ])
         let scheduler = TestScheduler()
         let user = Captured<Result<User, any Error>>()
-        mock.retrying(RetryPolicy(jitter: 0), scheduler: scheduler).perform(request, completion: user.capture)
+        mock.with(.retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: scheduler)).perform(
+            request, completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
         #expect(calls.withLock { $0 } == 3)
         #expect(scheduler.delays == [0.5, 1])
@@ -39,7 +40,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
     @Test func theFinalErrorSaysHowManyAttemptsWereMade() throws {
         let (mock, calls) = sequence([.success(MockResponse(status: 503))])
         let user = Captured<Result<User, any Error>>()
-        mock.retrying(RetryPolicy(maximumAttempts: 4), scheduler: TestScheduler()).perform(
+        mock.with(.retry(RetryPolicy(maximumAttempts: 4), scheduler: TestScheduler())).perform(
             request, completion: user.capture)
         let error = try fetchError(user.value)
         guard case .attemptsExhausted(let attempts, let last, _) = error,
@@ -62,7 +63,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
     @Test func aPOSTIsSentOnceAndItsErrorDeliveredUnchanged() throws {
         let (mock, calls) = sequence([.success(MockResponse(status: 503))])
         let result = Captured<Result<Data, any Error>>()
-        mock.retrying(scheduler: TestScheduler()).perform(
+        mock.with(.retry(scheduler: TestScheduler())).perform(
             TestRequest("https://api.example.com/orders", method: .post), completion: result.capture)
         guard case .unacceptableStatus = try fetchError(result.value) else {
             Issue.record("expected .unacceptableStatus, got \(String(describing: result.value))")
@@ -74,7 +75,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
     @Test func theErrorParserReadsTheFinalErrorBody() throws {
         let (mock, _) = sequence([.success(.json(#"{"error": true, "reason": "busy"}"#, status: 503))])
         let result = Captured<Result<User, any Error>>()
-        mock.retrying(RetryPolicy(maximumAttempts: 2), scheduler: TestScheduler())
+        mock.with(.retry(RetryPolicy(maximumAttempts: 2), scheduler: TestScheduler()))
             .perform(request, errorParser: DecodableErrorParser<APIError>(), completion: result.capture)
         guard case .attemptsExhausted(2, let last, _) = try fetchError(result.value) else {
             Issue.record("expected .attemptsExhausted, got \(String(describing: result.value))")
@@ -87,7 +88,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let (mock, _) = sequence([.success(MockResponse(status: 429, headers: ["Retry-After": "7"])), .success(ada)])
         let scheduler = TestScheduler()
         let user = Captured<Result<User, any Error>>()
-        mock.retrying(scheduler: scheduler).perform(request, completion: user.capture)
+        mock.with(.retry(scheduler: scheduler)).perform(request, completion: user.capture)
         #expect(try user.value?.get().id == 1)
         #expect(scheduler.delays == [7])
     }
@@ -97,7 +98,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
             .failure(URLError(.networkConnectionLost)), .failure(URLError(.timedOut)), .success(ada),
         ])
         let user = Captured<Result<User, any Error>>()
-        mock.retrying(scheduler: TestScheduler()).perform(request, completion: user.capture)
+        mock.with(.retry(scheduler: TestScheduler())).perform(request, completion: user.capture)
         #expect(try user.value?.get().id == 1)
         #expect(calls.withLock { $0 } == 3)
     }
@@ -106,7 +107,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let (mock, calls) = sequence([.success(MockResponse(status: 503)), .success(ada)])
         let scheduler = TestScheduler(runsImmediately: false)
         let user = Captured<Result<User, any Error>>()
-        let call = mock.retrying(scheduler: scheduler).perform(request, completion: user.capture)
+        let call = mock.with(.retry(scheduler: scheduler)).perform(request, completion: user.capture)
         #expect(user.values.isEmpty)
         call.cancel()
         scheduler.advance(by: 60)
@@ -122,8 +123,9 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let spy = SpyPerformer()
         let scheduler = TestScheduler(runsImmediately: false)
         let user = Captured<Result<User, any Error>>()
-        spy.retrying(RetryPolicy(initialDelay: 2, jitter: 0, deadline: 5), scheduler: scheduler).perform(
-            request, completion: user.capture)
+        spy.with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 2, jitter: 0), deadline: 5), scheduler: scheduler))
+            .perform(
+                request, completion: user.capture)
         spy.complete(status: 503)
         scheduler.advance(by: 2)
         #expect(spy.calls.count == 2)
@@ -140,8 +142,14 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let (mock, _) = sequence([.success(MockResponse(status: 503)), .success(ada)])
         let events = Captured<FetchEvent>()
         let user = Captured<Result<User, any Error>>()
-        mock.retrying(RetryPolicy(jitter: 0), scheduler: TestScheduler(), onEvent: events.capture).perform(
-            request, completion: user.capture)
+        let observed = mock.with(
+            .observe { event in
+                if case .retrying = event {
+                    events.capture(event)
+                }
+            },
+            .retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: TestScheduler()))
+        observed.perform(request, completion: user.capture)
         #expect(
             events.values.map(\.description) == [
                 "GET https://api.example.com/users/1 failed (503 Service Unavailable); attempt 2 in 500.0 ms"
@@ -164,14 +172,14 @@ extension FetchError {
     }
 }
 
-/// `RetryingPerformer` over a `Session` against the loopback server, which counts the requests it receives.
+/// `.retry()` over a `Session` against the loopback server, which counts the requests it receives.
 @Suite struct RetryingSessionTests {
     let server: TestServer
-    let performer: RetryingPerformer
+    let performer: Pipeline
 
     init() throws {
         server = try TestServer.running()
-        performer = makeSession().retrying(RetryPolicy(initialDelay: 0.05, jitter: 0))
+        performer = makeSession().with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 0.05, jitter: 0))))
     }
 
     struct Attempt: Decodable, Parsable {

@@ -12,7 +12,7 @@ import Testing
 /// disk, not from a file read back after a restart. The checks run in a process of their own, so that a regression
 /// (a trap converting the age) fails this test instead of killing the whole run.
 @Suite(.enabled(if: ChildSuiteRun.isAvailable, "runs this test binary again through /proc/self/exe (Linux)"))
-struct CachingPerformerAgeTests {
+struct CachingMiddlewareAgeTests {
     static let childVariable = "FETCH_CACHE_AGE_CHILD"
     /// Each `Age` a server might send, and the `Age` the cache must give after 100 seconds: an invalid value is
     /// ignored (RFC 9111 §5.1), a huge one is read as 2^31 (§1.2.2), a list counts by its first member.
@@ -39,7 +39,7 @@ struct CachingPerformerAgeTests {
     @Test func anyAgeIsServedStaleAsASaneAgeFromMemoryDiskAndAfterARestart() async throws {
         guard
             try await ChildTestRun.isChild(
-                running: "CachingPerformerAgeTests/anyAgeIsServedStaleAsASaneAgeFromMemoryDiskAndAfterARestart",
+                running: "CachingMiddlewareAgeTests/anyAgeIsServedStaleAsASaneAgeFromMemoryDiskAndAfterARestart",
                 marking: Self.childVariable, within: .seconds(300))
         else {
             return
@@ -49,17 +49,19 @@ struct CachingPerformerAgeTests {
             let directory = try TemporaryDirectory()
             let clock = TestClock()
             let now: @Sendable () -> Date = { clock.now }
-            let memory = CachingPerformer(Self.onceThenOffline(headers), offlinePolicy: .serveStoredOnFailure, now: now)
-            let disk = try CachingPerformer(
-                Self.onceThenOffline(headers), directory: directory.url, maximumBytes: 0,
-                offlinePolicy: .serveStoredOnFailure, now: now)
+            let memory = CachedPerformer(
+                Self.onceThenOffline(headers), ResponseCache(offlinePolicy: .serveStoredOnFailure, now: now))
+            let disk = try CachedPerformer(
+                Self.onceThenOffline(headers),
+                ResponseCache(directory: directory.url, maximumBytes: 0, offlinePolicy: .serveStoredOnFailure, now: now)
+            )
             for performer in [memory, disk] {
                 let _: Hit = try await performer.perform(TestRequest("http://example.test/age"))
             }
             clock.advance(by: 100)
-            let restarted = try CachingPerformer(
-                MockPerformer(error: URLError(.notConnectedToInternet)), directory: directory.url,
-                offlinePolicy: .serveStoredOnFailure, now: now)
+            let restarted = try CachedPerformer(
+                MockPerformer(error: URLError(.notConnectedToInternet)),
+                ResponseCache(directory: directory.url, offlinePolicy: .serveStoredOnFailure, now: now))
 
             for (name, performer) in [("memory", memory), ("disk", disk), ("disk after a restart", restarted)] {
                 let response: Response = try await performer.perform(TestRequest("http://example.test/age"))

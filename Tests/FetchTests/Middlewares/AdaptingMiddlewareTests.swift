@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct AdaptingPerformerTests {
+@Suite struct AdaptingMiddlewareTests {
     let request = TestRequest("https://api.example.com/users/1", headers: ["Accept": "application/json"])
 
     func sent(_ spy: SpyPerformer) throws -> URLRequest {
@@ -16,19 +16,22 @@ import Testing
 
     @Test func adaptersRunInOrderBeforeTheRequestIsSent() throws {
         let spy = SpyPerformer()
-        spy.adapting([
-            RequestAdapter { $0.setValue("first", forHTTPHeaderField: "X-Order") },
-            RequestAdapter {
-                $0.setValue(($0.value(forHTTPHeaderField: "X-Order") ?? "") + ",second", forHTTPHeaderField: "X-Order")
-            },
-        ]).perform(request) { (_: Result<Data, any Error>) in }
+        spy.with(
+            .adapt([
+                RequestAdapter { $0.setValue("first", forHTTPHeaderField: "X-Order") },
+                RequestAdapter {
+                    $0.setValue(
+                        ($0.value(forHTTPHeaderField: "X-Order") ?? "") + ",second", forHTTPHeaderField: "X-Order")
+                },
+            ])
+        ).perform(request) { (_: Result<Data, any Error>) in }
         #expect(try sent(spy).value(forHTTPHeaderField: "X-Order") == "first,second")
         #expect(try sent(spy).value(forHTTPHeaderField: "Accept") == "application/json")
     }
 
     @Test func headerAdaptersLeaveTheRequestsOwnHeadersAlone() throws {
         let spy = SpyPerformer()
-        spy.adapting([.header("Accept", "text/html"), .header("User-Agent", "Fetch-Tests/1.0")])
+        spy.with(.adapt([.header("Accept", "text/html"), .header("User-Agent", "Fetch-Tests/1.0")]))
             .perform(request) { (_: Result<Data, any Error>) in }
         #expect(try sent(spy).value(forHTTPHeaderField: "Accept") == "application/json")
         #expect(try sent(spy).value(forHTTPHeaderField: "User-Agent") == "Fetch-Tests/1.0")
@@ -36,7 +39,7 @@ import Testing
 
     @Test func defaultHeadersYieldToTheRequestsOwnInAnyCase() throws {
         let spy = SpyPerformer()
-        spy.adapting([.header("ACCEPT", "text/html"), .header("x-client", "fetch")])
+        spy.with(.adapt([.header("ACCEPT", "text/html"), .header("x-client", "fetch")]))
             .perform(TestRequest("https://api.example.com/", headers: ["accept": "application/json"])) {
                 (_: Result<Data, any Error>) in
             }
@@ -48,7 +51,7 @@ import Testing
 
     @Test func requestIDsAreUniquePerRequest() throws {
         let spy = SpyPerformer()
-        let performer = spy.adapting([.requestID()])
+        let performer = spy.with(.adapt([.requestID()]))
         for _ in 0..<3 {
             performer.perform(request) { (_: Result<Data, any Error>) in }
         }
@@ -60,7 +63,7 @@ import Testing
         struct NoSession: Error {}
         let spy = SpyPerformer()
         let result = Captured<Result<Data, any Error>>()
-        spy.adapting([RequestAdapter { _ in throw NoSession() }]).perform(request, completion: result.capture)
+        spy.with(.adapt([RequestAdapter { _ in throw NoSession() }])).perform(request, completion: result.capture)
         #expect(throws: NoSession.self) { try result.value?.get() }
         #expect(spy.requests.isEmpty)
     }
@@ -68,7 +71,7 @@ import Testing
     @Test func anAdaptedHeaderThatWouldInjectHeadersIsRejected() throws {
         let mock = MockPerformer(status: 200)
         let result = Captured<Result<Data, any Error>>()
-        mock.adapting([.header("X-User", "ada\r\nX-Admin: true")]).perform(request, completion: result.capture)
+        mock.with(.adapt([.header("X-User", "ada\r\nX-Admin: true")])).perform(request, completion: result.capture)
         guard case .invalidRequest = try fetchError(result.value) else {
             Issue.record("expected .invalidRequest, got \(String(describing: result.value))")
             return
@@ -77,7 +80,7 @@ import Testing
 
     @Test func theResponseAnswersTheCallersOwnRequest() throws {
         let result = Captured<Result<Response, any Error>>()
-        MockPerformer(status: 204).adapting([.requestID()]).perform(request, completion: result.capture)
+        MockPerformer(status: 204).with(.adapt([.requestID()])).perform(request, completion: result.capture)
         let response = try #require(try result.value?.get())
         #expect(response.originalRequest is TestRequest)
     }
@@ -88,13 +91,14 @@ import Testing
         }
         let store = TokenStore()
         let mock = MockPerformer { request in .text(request.headers["X-Token"] ?? "none") }
-        let performer = mock.adapting([
-            RequestAdapter.async { request in
-                var request = request
-                request.setValue(await store.token(), forHTTPHeaderField: "X-Token")
-                return request
-            }
-        ])
+        let performer = mock.with(
+            .adapt([
+                RequestAdapter.async { request in
+                    var request = request
+                    request.setValue(await store.token(), forHTTPHeaderField: "X-Token")
+                    return request
+                }
+            ]))
         let token: String = try await performer.perform(request)
         #expect(token == "from-actor")
     }
@@ -103,12 +107,14 @@ import Testing
         let spy = SpyPerformer()
         let gate = Captured<Bool>()
         let results = Captured<Result<Data, any Error>>()
-        let call = spy.adapting([
-            RequestAdapter.async { request in
-                _ = try? await gate.first()
-                return request
-            }
-        ]).perform(request, completion: results.capture)
+        let call = spy.with(
+            .adapt([
+                RequestAdapter.async { request in
+                    _ = try? await gate.first()
+                    return request
+                }
+            ])
+        ).perform(request, completion: results.capture)
         call.cancel()
         gate.capture(true)
         guard case .cancelled = try fetchError(try await results.first()) else {
@@ -120,11 +126,11 @@ import Testing
     }
 }
 
-@Suite struct ObservingPerformerTests {
+@Suite struct ObservingMiddlewareTests {
     @Test func reportsStartAndFinishWithStatusAndBytes() throws {
         let events = Captured<FetchEvent>()
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(response: .text("hello")).observing(events.capture)
+        MockPerformer(response: .text("hello")).with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/greeting"), completion: result.capture)
         #expect(try result.value?.get() == Data("hello".utf8))
         guard events.values.count == 2, case .started = events.values[0],
@@ -140,7 +146,7 @@ import Testing
 
     @Test func reportsFailuresWithTheError() {
         let events = Captured<FetchEvent>()
-        MockPerformer(error: URLError(.notConnectedToInternet)).observing(events.capture)
+        MockPerformer(error: URLError(.notConnectedToInternet)).with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/x")) { (_: Result<Data, any Error>) in }
         guard case .failed(_, let error as FetchError, _)? = events.value, case .transport = error else {
             Issue.record("expected .failed(.transport), got \(events.values)")
@@ -151,7 +157,8 @@ import Testing
     @Test func seesEveryAttemptOfARetriedCallThroughASession() async throws {
         let server = try TestServer.running()
         let events = Captured<FetchEvent>()
-        let performer = makeSession().observing(events.capture).retrying(RetryPolicy(initialDelay: 0.01, jitter: 0))
+        let performer = makeSession().with(.observe(events.capture)).with(
+            .retry(RetryPolicy(backoff: Backoff(initialDelay: 0.01, jitter: 0))))
         let _: Data = try await performer.perform(TestRequest(server.url("/flaky/\(UUID().uuidString)?fail=1")))
         let statuses = events.values.compactMap { event -> Int? in
             if case .finished(_, let status, _, _) = event { status } else { nil }

@@ -1,20 +1,20 @@
 import Foundation
 
-extension RequestPerforming {
-    /// This performer, recording every call that gets a response into `harFile`, a HAR 1.2 archive that browsers'
+extension Middleware where Self == RecordingMiddleware {
+    /// A middleware that records every call that gets a response into `harFile`, a HAR 1.2 archive that browsers'
     /// developer tools, Charles and Proxyman open, and that FetchTesting's `MockPerformer(replaying:)` answers from.
     ///
     /// ```swift
-    /// let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")])
+    /// let recorded = try session.with(.record(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")]))
     /// let user: User = try await recorded.perform(GetUser(id: 1))
     /// ```
     ///
     /// Each call becomes one entry, written before the call completes. A secret a call sends is kept out of every
     /// entry, including the answer that handed it out (a login's token); the file on disk is a whole archive after
-    /// every write (a temporary file renamed over it). A call whose entry cannot be written fails with that error,
-    /// so a fixture never silently misses an exchange. Calls that fail without a response are not recorded. The
-    /// recording sees the request as it reaches it: put it outermost, as here, to record what the app asked for
-    /// rather than the credentials that middlewares inside it add.
+    /// every write (a temporary file renamed over it), so there is nothing to flush or close. A call whose entry
+    /// cannot be written fails with that error, so a fixture never silently misses an exchange. Calls that fail
+    /// without a response are not recorded. The recording sees the request as it reaches it: put it outermost, as
+    /// here, to record what the app asked for rather than the credentials that middlewares inside it add.
     ///
     /// - Parameters:
     ///   - harFile: The archive to record into: appended to when it exists, created otherwise.
@@ -23,26 +23,26 @@ extension RequestPerforming {
     ///     `token`, `secret` or `password`). The default adds none.
     ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
     ///     says so. The default is 64 KiB.
-    /// - Returns: The pipeline with the recording in front.
+    /// - Returns: The middleware.
     /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive.
-    public func recording(
+    public static func record(
         to harFile: URL,
         redacting redaction: HARRedaction = .default,
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
-    ) throws -> Pipeline {
-        with(
-            HARRecordingMiddleware(
-                writer: try HARWriter(file: harFile), redaction: redaction, multipartLimit: multipartLimit))
+    ) throws -> RecordingMiddleware {
+        RecordingMiddleware(writer: try HARWriter(file: harFile), redaction: redaction, multipartLimit: multipartLimit)
     }
 }
 
-/// Records each call that gets a response as one entry of a HAR archive.
-private struct HARRecordingMiddleware: Middleware {
+/// Records each call that gets a response as one entry of a HAR archive: made by
+/// ``Middleware/record(to:redacting:multipartLimit:)``.
+public struct RecordingMiddleware: Middleware {
     let writer: HARWriter
     let redaction: HARRedaction
     let multipartLimit: Int
 
-    func intercept(
+    /// Passes `request` on through `next`, and records its response before answering.
+    public func intercept(
         _ request: any Request,
         context: CallContext,
         next: Next,

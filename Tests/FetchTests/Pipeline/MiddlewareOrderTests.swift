@@ -1,0 +1,113 @@
+import Fetch
+import FetchTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Built-in middlewares are values like a user's own: they go into `Pipeline(transport, middlewares:)` and
+/// `with(…)` in any order, outermost first, and that order decides what each one sees.
+@Suite struct MiddlewareOrderTests {
+    let request = TestRequest("https://api.example.com/users/1")
+
+    /// A user's middleware that stamps each request it passes on with how many it has passed.
+    final class Stamp: Middleware {
+        let passed = Locked(0)
+
+        func intercept(
+            _ request: any Request,
+            context: CallContext,
+            next: Next,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            let count = passed.withLock { count in
+                count += 1
+                return count
+            }
+            do {
+                var stamped = try request.makeURLRequest()
+                stamped.setValue("\(count)", forHTTPHeaderField: "X-Stamp")
+                next(AdaptedRequest(original: request, urlRequest: stamped), completion: completion)
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// The events an observer saw, as short words: `started`, `retrying`, or the status it finished with.
+    static func words(_ events: [FetchEvent]) -> [String] {
+        events.map { event in
+            switch event {
+            case .started: "started"
+            case .retrying: "retrying"
+            case .finished(_, let status, _, _): "\(status)"
+            case .failed: "failed"
+            }
+        }
+    }
+
+    @Test func anObserverOutsideARetrySeesOneCallAndOneInsideSeesEveryAttempt() throws {
+        let stamps = Captured<String>()
+        let mock = MockPerformer { request in
+            let stamp = try request.makeURLRequest().value(forHTTPHeaderField: "X-Stamp") ?? "none"
+            stamps.capture(stamp)
+            return MockResponse(status: stamp == "1" ? 503 : 200)
+        }
+        let outside = Captured<FetchEvent>()
+        let inside = Captured<FetchEvent>()
+        let stamp = Stamp()
+        let pipeline = Pipeline(
+            mock.pipeline.transport,
+            middlewares: [
+                .observe(outside.capture),
+                .retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: TestScheduler()),
+                stamp,
+                .observe(inside.capture),
+            ])
+        let result = Captured<Result<Response, any Error>>()
+        pipeline.perform(request, completion: result.capture)
+
+        #expect(try result.value?.get().status == 200)
+        // Outside the retry: one call, its wait, its end.
+        #expect(Self.words(outside.values) == ["started", "retrying", "200"])
+        // Inside: every attempt, each stamped afresh by the user's middleware between the two.
+        #expect(Self.words(inside.values) == ["started", "503", "retrying", "started", "200"])
+        #expect(stamps.values == ["1", "2"])
+        #expect(stamp.passed.withLock { $0 } == 2)
+    }
+
+    @Test func withTakesSeveralMiddlewaresOutermostFirstAsAPipelineDoes() throws {
+        let (mock, calls) = sequence([.success(MockResponse(status: 503)), .success(MockResponse(status: 200))])
+        let outside = Captured<FetchEvent>()
+        let inside = Captured<FetchEvent>()
+        let api = mock.with(
+            .observe(outside.capture),
+            .retry(RetryPolicy(backoff: Backoff(jitter: 0)), scheduler: TestScheduler()),
+            .observe(inside.capture))
+        let result = Captured<Result<Response, any Error>>()
+        api.perform(request, completion: result.capture)
+
+        #expect(try result.value?.get().status == 200)
+        #expect(calls.withLock { $0 } == 2)
+        #expect(Self.words(outside.values) == ["started", "retrying", "200"])
+        #expect(Self.words(inside.values) == ["started", "503", "retrying", "started", "200"])
+        #expect(api.middlewares.count == 3)
+        #expect(api.middlewares.first is ObservingMiddleware)
+        #expect(api.middlewares.dropFirst().first is RetryingMiddleware)
+    }
+
+    @Test func aCacheOutsideDeduplicationAnswersTheSecondCallFromMemory() async throws {
+        let (mock, calls) = sequence([.success(MockResponse(status: 200, headers: ["Cache-Control": "max-age=60"]))])
+        let cache = ResponseCache()
+        let api = Pipeline(mock.pipeline.transport, middlewares: [.cache(cache), .deduplicate()])
+        let first: Response = try await api.perform(request)
+        let second: Response = try await api.perform(request)
+        #expect(first.status == 200 && second.status == 200)
+        #expect(calls.withLock { $0 } == 1)
+        #expect(cache.storedResponseCount == 1)
+        cache.removeAll()
+        #expect(cache.storedResponseCount == 0)
+    }
+}
