@@ -58,11 +58,12 @@ struct ResumeServer {
 /// Resumable downloads against the loopback server, which drops, stalls and changes its resources on request.
 @Suite struct ResumableDownloadTests {
     let server: ResumeServer
-    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+    let transfers: Session
     let directory: TemporaryDirectory
 
     init() throws {
         server = try ResumeServer()
+        transfers = try transferPerformer(.urlSession)
         directory = try TemporaryDirectory()
     }
 
@@ -310,18 +311,17 @@ struct ResumeServer {
     @Test func cancellingKeepsThePartialFileForLater() async throws {
         let (_, url) = server.resource("size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
         let destination = directory.url.appending(path: "cancelled.bin")
-        let progress = Captured<TransferProgress>()
-        let results = Captured<Result<Response, any Error>>()
-        let call = transfers.download(
-            TestRequest(url), to: destination, resumption: Self.resumption(), progress: progress.capture,
-            completion: results.capture)
-        _ = try await progress.first()
+        let call = transfers.download(TestRequest(url), to: destination, resumption: Self.resumption())
+        var progress = call.progress.makeAsyncIterator()
+        _ = await progress.next()
         call.cancel()
 
-        guard case .cancelled = try fetchError(try await results.first()) else {
-            Issue.record("expected FetchError.cancelled, got \(results.values)")
+        let error = try await Self.failure(of: call)
+        guard case .cancelled(let request) = error else {
+            Issue.record("expected FetchError.cancelled, got \(error)")
             return
         }
+        #expect(request?.url == url)
         #expect(FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
         #expect(FileManager.default.fileExists(atPath: directory.url.appending(path: "cancelled.bin.part.json").path))
         try DownloadResumption.removePartialFiles(for: destination)

@@ -37,6 +37,12 @@ def echo(exchange, match):
     })
 
 
+@route(r"/status/(\d+)/(\d+)")
+def status_with_body(exchange, match):
+    """A status with a body of that many bytes (at most 8 MiB): for error bodies larger than a client keeps."""
+    exchange.send(int(match.group(1)), b"e" * min(int(match.group(2)), 8 << 20), content_type="text/plain")
+
+
 @route(r"/status/(\d+)")
 def status(exchange, match):
     code = int(match.group(1))
