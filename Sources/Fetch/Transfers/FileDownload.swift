@@ -245,7 +245,9 @@ final class FileDownload: Cancellable {
             state.attemptStart = state.bytes
             state.attempts += 1
             state.timedOutAfter = nil
-            let attempt = Attempt(request: AttemptRequest(base: request, range: range))
+            // A request for the whole resource is the caller's own, so that a middleware or a double that looks for
+            // its type finds it.
+            let attempt = Attempt(request: range.map { AttemptRequest(base: request, range: $0) } ?? request)
             state.phase = .running(attempt)
             if let timeout = request.timeout, timeout > 0, timeout.isFinite {
                 // The handler keeps the download alive until the timer fires or is cancelled, which ending does.
@@ -321,7 +323,7 @@ final class FileDownload: Cancellable {
                 return false
             }
             state.head = response
-            decide(response, rangeSent: attempt.request.range != nil, &state)
+            decide(response, rangeSent: attempt.request is AttemptRequest, &state)
             switch state.reception {
             case .body, .errorBody: return true
             case .nothing, .restartWhenDone, .completeWhenDone, .failWhenDone: return false
@@ -827,10 +829,11 @@ extension FileDownload {
             var reader: Task<Void, Never>?
         }
 
-        let request: AttemptRequest
+        /// The request sent: the caller's, or an ``AttemptRequest`` asking for the rest.
+        let request: any Request
         private let handles = Locked(Handles())
 
-        init(request: AttemptRequest) {
+        init(request: any Request) {
             self.request = request
         }
 
@@ -869,16 +872,16 @@ extension FileDownload {
         }
     }
 
-    /// The request of one attempt: the caller's, with `Range` and `If-Range` when it resumes, so that the
-    /// middlewares see (and sign) what is sent.
+    /// The request of an attempt that resumes: the caller's, with `Range` and `If-Range`, so that the middlewares
+    /// see (and sign) what is sent.
     fileprivate struct AttemptRequest: Request {
         let base: any Request
-        /// `Range` and `If-Range`, or `nil` for the whole resource.
-        let range: (value: String, ifRange: String)?
+        /// `Range` and `If-Range`.
+        let range: (value: String, ifRange: String)
 
-        init(base: any Request, range: (String, String)?) {
+        init(base: any Request, range: (String, String)) {
             self.base = base
-            self.range = range.map { (value: $0.0, ifRange: $0.1) }
+            self.range = (value: range.0, ifRange: range.1)
         }
 
         var url: URL { base.url }
@@ -888,9 +891,6 @@ extension FileDownload {
         var maximumResponseSize: Int? { base.maximumResponseSize }
 
         var headers: [String: String]? {
-            guard let range else {
-                return base.headers
-            }
             var headers = base.headers ?? [:]
             headers["Range"] = range.value
             headers["If-Range"] = range.ifRange
@@ -899,10 +899,8 @@ extension FileDownload {
 
         func makeURLRequest() throws -> URLRequest {
             var urlRequest = try base.makeURLRequest()
-            if let range {
-                urlRequest.setValue(range.value, forHTTPHeaderField: "Range")
-                urlRequest.setValue(range.ifRange, forHTTPHeaderField: "If-Range")
-            }
+            urlRequest.setValue(range.value, forHTTPHeaderField: "Range")
+            urlRequest.setValue(range.ifRange, forHTTPHeaderField: "If-Range")
             return urlRequest
         }
     }
