@@ -77,11 +77,8 @@ public struct DownloadResumption: Sendable {
         self.expectedSHA256 = expectedSHA256
     }
 
-    /// The partial file that a resumable download to `destination` writes while it runs.
-    ///
-    /// - Parameter destination: The download's destination.
-    /// - Returns: `<destination>.part`.
-    public static func partialFile(for destination: URL) -> URL {
+    /// The partial file that a resumable download to `destination` writes while it runs: `<destination>.part`.
+    package static func partialFile(for destination: URL) -> URL {
         destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
     }
 

@@ -293,7 +293,8 @@ final class FileDownload: Cancellable {
         switch answer {
         case .success(let response):
             receivedHead(response, for: attempt)
-        case .failure(FetchError.unacceptableStatus), .failure(FetchError.attemptsExhausted(_, FetchError.unacceptableStatus, _)):
+        case .failure(FetchError.unacceptableStatus),
+            .failure(FetchError.attemptsExhausted(_, FetchError.unacceptableStatus, _)):
             // A middleware gave up on a status (a retry that ran out of attempts): its error body goes to the
             // error parser, as `perform`'s would.
             Task {
@@ -307,8 +308,9 @@ final class FileDownload: Cancellable {
                     return true
                 }
                 if isCurrent {
-                    end(Pipeline.parse(answer, as: SuccessfulResponse.self, for: request, errorParser: errorParser)
-                        .map(\.response), keepsPartial: false)
+                    end(
+                        Pipeline.parse(answer, as: SuccessfulResponse.self, for: request, errorParser: errorParser)
+                            .map(\.response), keepsPartial: false)
                 }
             }
         case .failure(let error):

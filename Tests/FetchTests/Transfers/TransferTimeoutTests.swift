@@ -32,7 +32,8 @@ import Testing
     @Test(arguments: SessionTransport.allCases, [0.5, 1])
     func aDownloadOfAnEndlessBodyEndsAtItsTimeout(transport: SessionTransport, timeout: TimeInterval) async throws {
         let destination = directory.url.appending(path: "endless.bin")
-        let download = try transferPerformer(transport).download(TestRequest(endless, timeout: timeout), to: destination)
+        let download = try transferPerformer(transport).download(
+            TestRequest(endless, timeout: timeout), to: destination)
 
         let error = try await #require(throws: (any Error).self) { try await download.value }
 
