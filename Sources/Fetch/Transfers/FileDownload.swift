@@ -104,6 +104,10 @@ final class FileDownload: Cancellable {
     private let errorParser: (any ErrorParsing)?
     private let progress: @Sendable (TransferProgress) -> Void
     private let completion: @Sendable (Result<Response, any Error>) -> Void
+    /// Where the answers are handled and the body is written and checked: a serial queue of its own gets a thread
+    /// even when Dispatch's shared pool (which Swift's concurrency pool uses too) is busy, so that a slow pool
+    /// neither holds the body in the stream's buffer nor delays its progress.
+    private let queue = DispatchQueue(label: "Fetch.FileDownload", qos: .userInitiated)
     private let state = Locked(State())
     private let outbox = Locked([Delivery]())
     /// Whether the completion has been handed over; held while a callback runs.
@@ -267,7 +271,7 @@ final class FileDownload: Cancellable {
         ) { [self] answer in
             // Off the transport's thread (libcurl's event loop, say): the answer may write files or start the next
             // attempt.
-            DispatchQueue.global().async { self.received(answer, for: attempt) }
+            self.queue.async { self.received(answer, for: attempt) }
         }
         attempt.track(call)
     }
@@ -338,21 +342,15 @@ final class FileDownload: Cancellable {
             attemptEnded(attempt, error: nil)
             return
         }
-        let reader = Task { [self] in
-            var failure: (any Error)?
-            do {
-                for try await chunk in stream {
-                    guard receive(chunk, for: attempt) else {
-                        break
-                    }
-                }
-            } catch {
-                failure = error
-            }
+        attempt.track(stream: stream)
+        // Read on the download's own queue rather than in a task: the body keeps being written, and the progress
+        // keeps coming in time, however busy Swift's concurrency pool is.
+        stream.read(on: queue) { [self] chunk in
+            receive(chunk, for: attempt)
+        } end: { [self] failure in
             stream.cancel()
             attemptEnded(attempt, error: failure)
         }
-        attempt.track(stream: stream, reader: reader)
     }
 
     /// What the body of `response` is for (called with `state`'s lock held).
@@ -499,6 +497,10 @@ final class FileDownload: Cancellable {
             if let timeout = state.timedOutAfter {
                 return retryOrEnd(FetchError.timedOut(request: request, seconds: timeout), &state)
             }
+            if case .timedOut(_, nil) = error as? FetchError, let timeout = request.timeout {
+                // The transport's own timer, set to the same timeout, fired first.
+                return retryOrEnd(FetchError.timedOut(request: request, seconds: timeout), &state)
+            }
             switch state.reception {
             case .restartWhenDone:
                 state.phase = .waiting(nil)
@@ -635,7 +637,7 @@ final class FileDownload: Cancellable {
         guard let checked else {
             return
         }
-        DispatchQueue.global().async { [self] in
+        queue.async { [self] in
             let result = Result { try verifyAndMove(total: checked.total) }.flatMap {
                 bytes -> Result<Response, any Error> in
                 state.withLock { state in
@@ -820,7 +822,7 @@ final class FileDownload: Cancellable {
 }
 
 extension FileDownload {
-    /// One attempt: its pipeline call until the head arrives, then the body's stream and the task that reads it.
+    /// One attempt: its pipeline call until the head arrives, then the body's stream.
     ///
     /// `@unchecked Sendable`: its mutable state is in `handles`, behind its lock.
     fileprivate final class Attempt: Cancellable, @unchecked Sendable {
@@ -828,7 +830,6 @@ extension FileDownload {
             var isCancelled = false
             var call: (any Cancellable)?
             var stream: ResponseStream?
-            var reader: Task<Void, Never>?
         }
 
         /// The request sent: the caller's, or an ``AttemptRequest`` asking for the rest.
@@ -850,27 +851,24 @@ extension FileDownload {
             }
         }
 
-        /// Keeps the body's stream and its reader to cancel with the attempt.
-        func track(stream: ResponseStream, reader: Task<Void, Never>) {
+        /// Keeps the body's stream to cancel with the attempt.
+        func track(stream: ResponseStream) {
             let cancelled = handles.withLock { handles in
                 handles.stream = stream
-                handles.reader = reader
                 return handles.isCancelled
             }
             if cancelled {
                 stream.cancel()
-                reader.cancel()
             }
         }
 
         func cancel() {
-            let (call, stream, reader) = handles.withLock { handles in
+            let (call, stream) = handles.withLock { handles in
                 handles.isCancelled = true
-                return (handles.call, handles.stream, handles.reader)
+                return (handles.call, handles.stream)
             }
             call?.cancel()
             stream?.cancel()
-            reader?.cancel()
         }
     }
 

@@ -37,6 +37,12 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
         directory = try TemporaryDirectory("fetch-transfers")
     }
 
+    /// A body whose first MiB comes at once and the rest 30 s later: long enough for a test to cancel it midway
+    /// even when the whole suite keeps Swift's concurrency pool busy for seconds.
+    static func stalling(_ server: TestServer) -> URL {
+        server.url("/resume/\(UUID().uuidString)?size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
+    }
+
     static func isIncreasing(_ values: [TransferProgress]) -> Bool {
         zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes }
     }
@@ -112,7 +118,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
     func cancellingADownloadEndsItOnceWithCancelledNamingTheRequestAndLeavesNoFile(
         transport: SessionTransport
     ) async throws {
-        let request = TestRequest(server.url("/large/\(64 << 20)/\(UUID().uuidString)?stall=5000"))
+        let request = TestRequest(Self.stalling(server))
         let download = try transferPerformer(transport).download(
             request, to: directory.url.appending(path: "cancelled.bin"))
         var progress = download.progress.makeAsyncIterator()
@@ -133,7 +139,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
 
     @Test func cancellingTheAwaitingTaskCancelsTheDownload() async throws {
         let download = try transferPerformer(.urlSession).download(
-            TestRequest(server.url("/large/\(64 << 20)?stall=5000")), to: directory.url.appending(path: "task.bin"))
+            TestRequest(Self.stalling(server)), to: directory.url.appending(path: "task.bin"))
         let task = Task { try await download.value }
 
         var iterator = download.progress.makeAsyncIterator()

@@ -33,7 +33,7 @@ def echo(exchange, match):
         "path": exchange.url.path,
         "query": exchange.query,
         "headers": {name.lower(): value for name, value in exchange.headers.items()},
-        "body": exchange.read_body().decode("utf-8", errors="replace"),
+        "body": exchange.read_whole_body().decode("utf-8", errors="replace"),
     })
 
 
