@@ -105,7 +105,8 @@ public final class Transfer<Value: Sendable>: Cancellable {
     /// The transfer's result: the response of a download (its body in the destination file), or the parsed
     /// response of an upload.
     ///
-    /// - Throws: What the download or upload that made it fails with; ``FetchError/cancelled(request:)`` when cancelled.
+    /// - Throws: What the download or upload that made it fails with; ``FetchError/cancelled(request:)`` when
+    ///   cancelled.
     public var value: Value {
         get async throws {
             try await withTaskCancellationHandler {
