@@ -9,7 +9,7 @@ import Foundation
 extension FetchBench {
     // MARK: - Resumable downloads
 
-    /// Downloads a file whose connection the server drops every 10 % with ``TransferSession``'s resumption, and
+    /// Downloads a file whose connection the server drops every 10 % with a session's resumable download, and
     /// reports the body bytes the server sent over the file's size (1.0 is perfect: nothing sent twice).
     static func resumeRow(into table: inout Table, options: Options) {
         let size = options.quick ? 20 << 20 : 100 << 20
@@ -20,7 +20,7 @@ extension FetchBench {
                 "fetch-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up
-            let transfers = TransferSession(configuration: serverConfiguration(), callbackQueue: .init())
+            let transfers = Session(configuration: serverConfiguration(), callbackQueue: .init())
             let resumption = DownloadResumption(
                 retryPolicy: RetryPolicy(maximumAttempts: 3, backoff: Backoff(initialDelay: 0)),
                 scheduler: TestScheduler())

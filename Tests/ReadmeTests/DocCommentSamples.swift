@@ -226,22 +226,38 @@ enum DeduplicateSample {
     }
 }
 
-enum TransferSessionSample {
+enum TransferSample {
     struct GetFile: Request {
         let name: String
         var url: URL { URL(filePath: "/files/\(name)") }
     }
 
-    static func sample(destination: URL) async throws {
+    struct UploadPhoto: Request {
+        var url: URL { URL(filePath: "/photos") }
+        var method: HTTPMethod { .post }
+    }
+
+    struct Receipt: Decodable, Parsable {
+        let id: Int
+    }
+
+    static func download(session: Session, destination: URL) async throws {
         // DOC-BEGIN
-        let transfers = TransferSession(configuration: .ephemeral)
-        let download = transfers.download(GetFile(name: "video.mp4"), to: destination)
+        let download = session.download(GetFile(name: "video.mp4"), to: destination)
         for await progress in download.progress {
             print(progress.fractionCompleted ?? 0)
         }
         let response = try await download.value
         // DOC-END
         _ = response
+    }
+
+    static func upload(session: Session, photo: URL) async throws {
+        // DOC-BEGIN
+        let upload = session.upload(UploadPhoto(), fromFile: photo, as: Receipt.self)
+        let receipt = try await upload.value
+        // DOC-END
+        _ = receipt
     }
 }
 
@@ -641,9 +657,9 @@ enum DownloadResumptionSample {
         var url: URL { URL(filePath: "/files/\(name)") }
     }
 
-    static func sample(transfers: TransferSession, destination: URL) -> Transfer<Response> {
+    static func sample(session: Session, destination: URL) -> Transfer<Response> {
         // DOC-BEGIN
-        let download = transfers.download(
+        let download = session.download(
             GetFile(name: "video.mp4"), to: destination,
             resumption: DownloadResumption(
                 retryPolicy: RetryPolicy(maximumAttempts: 5),

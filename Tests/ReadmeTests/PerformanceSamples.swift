@@ -62,7 +62,7 @@ struct Receipt: Decodable, Parsable {
 
 func downloadSample(destination: URL, photo: URL) async throws {
     // README-BEGIN
-    let transfers = TransferSession(configuration: .ephemeral)
+    let transfers = Session(configuration: .ephemeral)
 
     let download = transfers.download(GetVideo(baseURL: baseURL), to: destination)
     for await progress in download.progress {
@@ -76,14 +76,9 @@ func downloadSample(destination: URL, photo: URL) async throws {
     _ = (response, receipt)
 }
 
-func downloadCallbackSample(transfers: TransferSession, destination: URL) {
+func downloadCancellingSample(transfers: Session, destination: URL) {
     // README-BEGIN
-    let call = transfers.download(
-        GetVideo(baseURL: baseURL),
-        to: destination,
-        progress: { progress in print(progress.fractionCompleted ?? 0) },
-        completion: { result in print(result) }
-    )
-    call.cancel()  // completes with FetchError.cancelled; no file is written
+    let call = transfers.download(GetVideo(baseURL: baseURL), to: destination)
+    call.cancel()  // `value` throws FetchError.cancelled; no file is written
     // README-END
 }

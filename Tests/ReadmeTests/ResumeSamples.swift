@@ -1,7 +1,7 @@
 import Fetch
 import Foundation
 
-func resumableDownloadSample(transfers: TransferSession, destination: URL, checksum: String) async throws {
+func resumableDownloadSample(transfers: Session, destination: URL, checksum: String) async throws {
     // README-BEGIN
     let resumable = transfers.download(
         GetVideo(baseURL: baseURL),

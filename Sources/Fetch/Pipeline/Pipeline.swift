@@ -144,7 +144,7 @@ public struct Pipeline: RequestPerforming {
             let head = response.answering(request)
             return response.streamedBody?.stream.with(head: head) ?? ResponseStream(whole: head)
         }
-        let error = await Self.readingErrorBodies(of: answer)
+        let error = await Self.readingErrorBodies(of: answer, upTo: Self.streamedErrorBodyLimit)
         switch Self.parse(error, as: StreamHead.self, for: request, errorParser: errorParser) {
         case .success:
             // A status outside 2xx that an error parser did not turn into an error.
@@ -157,15 +157,48 @@ public struct Pipeline: RequestPerforming {
     /// The length of an error body a stream reads for its error: 64 KiB.
     package static let streamedErrorBodyLimit = 64 * 1024
 
-    /// `answer` with the streamed body of its response, or of the response in its error, read (up to
-    /// ``streamedErrorBodyLimit``) into the response's ``Response/data``.
-    private static func readingErrorBodies(of answer: Result<Response, any Error>) async -> Result<Response, any Error>
-    {
+    /// Starts a call of `request` through the middlewares and the transport, and hands `completion` the final
+    /// response unparsed, or the failure, on the thread where it arrived; `caller` is the request that cancellations
+    /// name.
+    ///
+    /// - Returns: The call, which cancels it.
+    package func start(
+        _ request: any Request,
+        naming caller: any Request,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        let context = CallContext(request: caller)
+        stack.start(request, from: 0, context: context, completion: completion)
+        return context
+    }
+
+    /// Starts a streamed call through the middlewares and the transport, and hands `completion` the raw answer: a
+    /// head of any status with its body in ``Response/streamedBody``, or the failure. A transfer's attempts are
+    /// each one such call; `caller` is the request that cancellations name.
+    ///
+    /// - Returns: The call, which cancels it until the head has arrived; then the body's stream cancels it.
+    package func startStream(
+        _ request: any Request,
+        naming caller: any Request,
+        bufferLimit: Int,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        let context = CallContext(request: caller, streamBufferLimit: max(1, bufferLimit))
+        stack.start(request, from: 0, context: context, completion: completion)
+        return context
+    }
+
+    /// `answer` with the streamed body of its response, or of the response in its error, read (up to `limit`
+    /// bytes) into the response's ``Response/data``.
+    package static func readingErrorBodies(
+        of answer: Result<Response, any Error>,
+        upTo limit: Int
+    ) async -> Result<Response, any Error> {
         func read(_ response: Response) async -> Response {
             guard let body = response.streamedBody else {
                 return response
             }
-            return response.withBody(await body.stream.collect(upTo: streamedErrorBodyLimit))
+            return response.withBody(await body.stream.collect(upTo: limit))
         }
         switch answer {
         case .success(let response):

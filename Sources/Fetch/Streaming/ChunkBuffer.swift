@@ -66,6 +66,8 @@ package final class ChunkBuffer: Sendable {
         var spill: SpillFile?
         var ending: Ending?
         var waiter: CheckedContinuation<Data?, any Error>?
+        /// Called once when something arrives for a consumer that polls (``poll(orWake:)``) and found nothing.
+        var wake: (@Sendable () -> Void)?
         var isPaused = false
         /// The largest number of bytes that waited in memory at once, for tests and benchmarks.
         var peakMemoryBytes = 0
@@ -113,7 +115,11 @@ package final class ChunkBuffer: Sendable {
         guard !data.isEmpty else {
             return
         }
+        var wake: (@Sendable () -> Void)?
+        defer { wake?() }
         let action = state.withLock { state -> Action in
+            wake = state.wake
+            state.wake = nil
             guard state.ending == nil else {
                 return .none
             }
@@ -146,7 +152,11 @@ package final class ChunkBuffer: Sendable {
 
     /// Ends the body: after the chunks still buffered, the consumer gets the end, or `error`.
     package func finish(throwing error: (any Error)? = nil) {
+        var wake: (@Sendable () -> Void)?
+        defer { wake?() }
         let action = state.withLock { state -> Action in
+            wake = state.wake
+            state.wake = nil
             guard state.ending == nil else {
                 return .none
             }
@@ -194,13 +204,36 @@ package final class ChunkBuffer: Sendable {
     /// Stops the transfer and drops what is buffered; a waiting ``next()`` throws ``FetchError/cancelled(request:)``. Does
     /// nothing once the body has ended.
     package func cancel() {
+        var wake: (@Sendable () -> Void)?
+        defer { wake?() }
         let action = state.withLock { state -> Action in
+            wake = state.wake
+            state.wake = nil
             guard state.ending == nil else {
                 return .none
             }
             return fail(&state, with: FetchError.cancelled())
         }
         perform(action)
+    }
+
+    /// The next chunk if one is ready (`.some(nil)` at the end of the body), without waiting and off any task:
+    /// `nil` when the consumer has to wait, and then `wake` is called once, on the network's thread, when something
+    /// has arrived (or the body ended or was cancelled), to poll again.
+    ///
+    /// - Throws: The transfer's error, or ``FetchError/cancelled(request:)`` after ``cancel()``.
+    package func poll(orWake wake: @escaping @Sendable () -> Void) throws -> Data?? {
+        let ready = try state.withLock { state -> Ready? in
+            if let ready = try take(from: &state) {
+                return ready
+            }
+            state.wake = wake
+            return nil
+        }
+        if ready?.resumesTransfer == true {
+            control.resume()
+        }
+        return ready.map(\.value)
     }
 
     /// A value that is ready without waiting: a chunk, or the end (`value` is `nil`).

@@ -109,6 +109,53 @@ public struct ResponseStream: AsyncSequence, Sendable {
         return body
     }
 
+    /// Reads the body on `queue`'s threads rather than in a task, so that a consumer that writes it to a file (a
+    /// download) keeps up with the network however busy Swift's concurrency pool is: `chunk` is called with each
+    /// chunk in order, and returns whether to read on; `end` is called once, with the transfer's error or `nil`,
+    /// when the body ends or `chunk` stops it.
+    package func read(
+        on queue: DispatchQueue,
+        chunk: @escaping @Sendable (Data) -> Bool,
+        end: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        switch source {
+        case .sequence(let sequence):
+            Task {
+                do {
+                    for try await data in sequence {
+                        guard chunk(data) else {
+                            break
+                        }
+                    }
+                    end(nil)
+                } catch {
+                    end(error)
+                }
+            }
+        case .buffer(let buffer):
+            // The stream is kept until the body has been read: its last copy cancels the transfer when dropped.
+            @Sendable func drain() {
+                withExtendedLifetime(self) {
+                    while true {
+                        do {
+                            guard let ready = try buffer.poll(orWake: { queue.async(execute: drain) }) else {
+                                return
+                            }
+                            guard let data = ready, chunk(data) else {
+                                end(nil)
+                                return
+                            }
+                        } catch {
+                            end(error)
+                            return
+                        }
+                    }
+                }
+            }
+            queue.async(execute: drain)
+        }
+    }
+
     /// Creates the iterator; a stream is iterated once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(source: source, lifetime: lifetime)

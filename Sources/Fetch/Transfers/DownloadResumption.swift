@@ -1,10 +1,11 @@
 import Foundation
 
-/// How a ``TransferSession`` download continues when its connection drops or times out midway: it asks for the
-/// rest with `Range: bytes=N-`, and keeps the bytes so far on disk so that a later run can finish it.
+/// How a download (``RequestPerforming/download(_:to:resumption:errorParser:)``) continues when its connection drops
+/// or times out midway: it asks for the rest with `Range: bytes=N-`, and keeps the bytes so far on disk so that a
+/// later run can finish it.
 ///
 /// ```swift
-/// let download = transfers.download(
+/// let download = session.download(
 ///     GetFile(name: "video.mp4"), to: destination,
 ///     resumption: DownloadResumption(
 ///         retryPolicy: RetryPolicy(maximumAttempts: 5),
@@ -16,6 +17,9 @@ import Foundation
 /// record of what it is (`<destination>.part.json`: the URL, the validator, the bytes so far, the total) goes next
 /// to it. When the body is whole, its length is checked against the total and its SHA-256 against
 /// ``expectedSHA256``; only then is it moved to the destination and the record deleted.
+///
+/// Each attempt is a call of its own through the performer's middlewares, which see its `Range` and `If-Range`: a
+/// signing middleware signs each, a retry middleware retries each head.
 ///
 /// - A dropped or timed-out connection is retried as ``retryPolicy`` decides, with its backoff, waiting through
 ///   ``scheduler``. Its ``RetryPolicy/maximumAttempts`` bounds the attempts in a row that receive no new byte: an
@@ -73,11 +77,8 @@ public struct DownloadResumption: Sendable {
         self.expectedSHA256 = expectedSHA256
     }
 
-    /// The partial file that a resumable download to `destination` writes while it runs.
-    ///
-    /// - Parameter destination: The download's destination.
-    /// - Returns: `<destination>.part`.
-    public static func partialFile(for destination: URL) -> URL {
+    /// The partial file that a resumable download to `destination` writes while it runs: `<destination>.part`.
+    package static func partialFile(for destination: URL) -> URL {
         destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
     }
 

@@ -38,13 +38,13 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
         case unusablePartialFile
     }
 
-    /// Creates a progress value.
+    /// Creates a progress value: downloads and uploads make them, and tests compare with them.
     ///
     /// - Parameters:
     ///   - completedBytes: The bytes transferred so far.
     ///   - expectedBytes: The bytes expected in all, or `nil` when unknown.
     ///   - event: What just happened to a resumable download, or `nil`.
-    public init(completedBytes: Int64, expectedBytes: Int64?, event: Event? = nil) {
+    package init(completedBytes: Int64, expectedBytes: Int64?, event: Event? = nil) {
         self.completedBytes = completedBytes
         self.expectedBytes = expectedBytes
         self.event = event

@@ -119,7 +119,7 @@ package struct Origin: Equatable {
 }
 
 /// One request's way through its redirects: how many it has followed, whether it has left its origin, and why one
-/// was refused. `Session` and `TransferSession` keep one per task, behind the task's lock, and ask it at each hop.
+/// was refused. `Session` keeps one per task, behind the task's lock, and ask it at each hop.
 package struct RedirectTracker {
     private let originalURL: URL
     private var redirects = 0

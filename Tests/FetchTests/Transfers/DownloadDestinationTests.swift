@@ -6,11 +6,12 @@ import Testing
 /// nothing: otherwise the whole body would be transferred and then lost when it could not be moved into place.
 @Suite struct DownloadDestinationTests {
     let server: TestServer
-    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+    let transfers: Session
     private let temporary: TemporaryDirectory
 
     init() throws {
         server = try TestServer.running()
+        transfers = try transferPerformer(.urlSession)
         temporary = try TemporaryDirectory("download-destination")
     }
 

@@ -16,11 +16,12 @@ import Testing
     }
 
     let server: ResumeServer
-    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+    let transfers: Session
     let directory: TemporaryDirectory
 
     init() throws {
         server = try ResumeServer()
+        transfers = try transferPerformer(.urlSession)
         directory = try TemporaryDirectory()
     }
 
@@ -103,17 +104,14 @@ import Testing
     @Test func thePartialFileAndItsRecordAreOwnerOnly() async throws {
         let (_, url) = server.resource("size=\(2 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
         let destination = directory.url.appending(path: "private.bin")
-        let progress = Captured<TransferProgress>()
-        let results = Captured<Result<Response, any Error>>()
         // The partial file is made before the download returns; its record once the response has arrived.
         let call = PermissiveUmask.around {
-            transfers.download(
-                TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption(),
-                progress: progress.capture, completion: results.capture)
+            transfers.download(TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption())
         }
-        _ = try await progress.first()
+        var progress = call.progress.makeAsyncIterator()
+        _ = await progress.next()
         call.cancel()
-        _ = try await results.first()
+        await #expect(throws: FetchError.self) { try await call.value }
 
         for file in [
             DownloadResumption.partialFile(for: destination), directory.url.appending(path: "private.bin.part.json"),

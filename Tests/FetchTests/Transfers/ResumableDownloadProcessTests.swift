@@ -88,7 +88,7 @@ import Testing
     func downloadAsChild(measuresMemory: Bool) async throws {
         let url = try #require(environment["FETCH_RESUME_URL"].flatMap(URL.init(string:)))
         let destination = URL(fileURLWithPath: try #require(environment["FETCH_RESUME_DESTINATION"]))
-        let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+        let transfers = try transferPerformer(.urlSession)
         let meter = measuresMemory ? try MemoryMeter() : nil
         let transfer = transfers.download(
             TestRequest(url), to: destination,

@@ -13,11 +13,14 @@ struct ResumeStats: Decodable, Parsable {
         let range: String?
         let ifRange: String?
         let status: Int?
+        /// The request's `X-Signature`.
+        let signature: String?
 
         enum CodingKeys: String, CodingKey {
             case range
             case ifRange = "if_range"
             case status
+            case signature
         }
     }
 
@@ -58,11 +61,12 @@ struct ResumeServer {
 /// Resumable downloads against the loopback server, which drops, stalls and changes its resources on request.
 @Suite struct ResumableDownloadTests {
     let server: ResumeServer
-    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+    let transfers: Session
     let directory: TemporaryDirectory
 
     init() throws {
         server = try ResumeServer()
+        transfers = try transferPerformer(.urlSession)
         directory = try TemporaryDirectory()
     }
 
@@ -80,9 +84,11 @@ struct ResumeServer {
         _ url: URL,
         to destination: URL,
         resumption: DownloadResumption,
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        on transport: SessionTransport = .urlSession
     ) async throws -> (Response, [TransferProgress]) {
-        let transfer = transfers.download(TestRequest(url, timeout: timeout), to: destination, resumption: resumption)
+        let performer = transport == .urlSession ? transfers : try transferPerformer(transport)
+        let transfer = performer.download(TestRequest(url, timeout: timeout), to: destination, resumption: resumption)
         var values: [TransferProgress] = []
         for await value in transfer.progress {
             values.append(value)
@@ -106,14 +112,15 @@ struct ResumeServer {
         }
     }
 
-    @Test func aDroppedDownloadResumesWithRangeAndIfRangeAndAppends() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aDroppedDownloadResumesWithRangeAndIfRangeAndAppends(transport: SessionTransport) async throws {
         let size = 6 << 20
         let (id, url) = server.resource("size=\(size)&drop=\(2 << 20)")
         let destination = directory.url.appending(path: "dropped.bin")
         let expected = try await server.digest(size: size)
 
         let (response, values) = try await download(
-            url, to: destination, resumption: Self.resumption(sha256: expected))
+            url, to: destination, resumption: Self.resumption(sha256: expected), on: transport)
 
         #expect(response.status == 206)
         #expect(try SHA256.hexDigest(ofFile: destination) == expected)
@@ -127,14 +134,16 @@ struct ResumeServer {
         #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
     }
 
-    @Test func aDownloadThatTimesOutMidBodyResumes() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aDownloadThatTimesOutMidBodyResumes(transport: SessionTransport) async throws {
         let size = 3 << 20
         // A 3 s timeout against an 8 s stall: long enough for the first MiB on a loaded 2-core run of the whole
         // suite (1 s was not), short enough to end the stall.
         let (id, url) = server.resource("size=\(size)&stall_at=\(1 << 20)&stall_ms=8000")
         let destination = directory.url.appending(path: "stalled.bin")
 
-        let (_, values) = try await download(url, to: destination, resumption: Self.resumption(), timeout: 3)
+        let (_, values) = try await download(
+            url, to: destination, resumption: Self.resumption(), timeout: 3, on: transport)
 
         #expect(try SHA256.hexDigest(ofFile: destination) == (try await server.digest(size: size)))
         let stats = try await server.stats(id)
@@ -227,7 +236,10 @@ struct ResumeServer {
         #expect(try await server.stats(id).requests.map(\.range) == [nil])
     }
 
-    @Test func aPartialFileThatIsAlreadyWholeEndsWithA416() async throws {
+    /// The partial file an earlier run left is the whole resource: the server answers `416` with
+    /// `Content-Range: bytes */<length>` equal to it, and the download finishes without fetching it again.
+    @Test(arguments: SessionTransport.allCases)
+    func aPartialFileThatIsAlreadyWholeEndsWithA416(transport: SessionTransport) async throws {
         let size = 1 << 20
         let (id, url) = server.resource("size=\(size)")
         let destination = directory.url.appending(path: "whole.bin")
@@ -236,16 +248,20 @@ struct ResumeServer {
         try Data(#"{"format":1,"url":"\#(url.absoluteString)","entityTag":"\"v1-\#(id)\"","bytes":\#(size)}"#.utf8)
             .write(to: directory.url.appending(path: "whole.bin.part.json"))
 
-        let (response, values) = try await download(url, to: destination, resumption: Self.resumption())
+        let (response, values) = try await download(
+            url, to: destination, resumption: Self.resumption(), on: transport)
 
         #expect(response.status == 200)
         #expect(try SHA256.hexDigest(ofFile: destination) == (try await server.digest(size: size)))
-        #expect(try await server.stats(id).requests.map(\.status) == [200, 416])
+        let stats = try await server.stats(id)
+        #expect(stats.requests.map(\.status) == [200, 416])
+        #expect(stats.sent == size, "the body was sent once, by the first download")
         #expect(values.first?.event == .resuming)
         #expect(values.last?.completedBytes == Int64(size))
     }
 
-    @Test func aPartialFileLongerThanTheResourceStartsOverAfterA416() async throws {
+    @Test(arguments: SessionTransport.allCases)
+    func aPartialFileLongerThanTheResourceStartsOverAfterA416(transport: SessionTransport) async throws {
         let size = 1 << 20
         let (id, url) = server.resource("size=\(size)")
         let destination = directory.url.appending(path: "longer.bin")
@@ -253,7 +269,7 @@ struct ResumeServer {
         try Data(#"{"format":1,"url":"\#(url.absoluteString)","entityTag":"\"v1-\#(id)\"","bytes":\#(size + 10)}"#.utf8)
             .write(to: directory.url.appending(path: "longer.bin.part.json"))
 
-        let (_, values) = try await download(url, to: destination, resumption: Self.resumption())
+        let (_, values) = try await download(url, to: destination, resumption: Self.resumption(), on: transport)
 
         #expect(try SHA256.hexDigest(ofFile: destination) == (try await server.digest(size: size)))
         #expect(try await server.stats(id).requests.map(\.status) == [416, 200])
@@ -310,18 +326,17 @@ struct ResumeServer {
     @Test func cancellingKeepsThePartialFileForLater() async throws {
         let (_, url) = server.resource("size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
         let destination = directory.url.appending(path: "cancelled.bin")
-        let progress = Captured<TransferProgress>()
-        let results = Captured<Result<Response, any Error>>()
-        let call = transfers.download(
-            TestRequest(url), to: destination, resumption: Self.resumption(), progress: progress.capture,
-            completion: results.capture)
-        _ = try await progress.first()
+        let call = transfers.download(TestRequest(url), to: destination, resumption: Self.resumption())
+        var progress = call.progress.makeAsyncIterator()
+        _ = await progress.next()
         call.cancel()
 
-        guard case .cancelled = try fetchError(try await results.first()) else {
-            Issue.record("expected FetchError.cancelled, got \(results.values)")
+        let error = try await Self.failure(of: call)
+        guard case .cancelled(let request) = error else {
+            Issue.record("expected FetchError.cancelled, got \(error)")
             return
         }
+        #expect(request?.url == url)
         #expect(FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
         #expect(FileManager.default.fileExists(atPath: directory.url.appending(path: "cancelled.bin.part.json").path))
         try DownloadResumption.removePartialFiles(for: destination)

@@ -33,8 +33,14 @@ def echo(exchange, match):
         "path": exchange.url.path,
         "query": exchange.query,
         "headers": {name.lower(): value for name, value in exchange.headers.items()},
-        "body": exchange.read_body().decode("utf-8", errors="replace"),
+        "body": exchange.read_whole_body().decode("utf-8", errors="replace"),
     })
+
+
+@route(r"/status/(\d+)/(\d+)")
+def status_with_body(exchange, match):
+    """A status with a body of that many bytes (at most 8 MiB): for error bodies larger than a client keeps."""
+    exchange.send(int(match.group(1)), b"e" * min(int(match.group(2)), 8 << 20), content_type="text/plain")
 
 
 @route(r"/status/(\d+)")

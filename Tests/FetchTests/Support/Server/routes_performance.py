@@ -110,4 +110,4 @@ def large(exchange, match):
 @route(r"/upload/[^/]+", methods=["POST", "PUT"])
 def upload(exchange, match):
     """How many bytes the request body had."""
-    exchange.send_json(200, {"received": len(exchange.read_body())})
+    exchange.send_json(200, {"received": len(exchange.read_whole_body())})

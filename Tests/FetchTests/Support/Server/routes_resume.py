@@ -86,7 +86,11 @@ def resume(exchange, match):
         if 0 <= drops <= len(state["requests"]):
             drop = 0
         version = 2 if 0 <= change_at <= state["sent"] else 1
-        asked = {"range": exchange.headers.get("Range"), "if_range": exchange.headers.get("If-Range")}
+        asked = {
+            "range": exchange.headers.get("Range"),
+            "if_range": exchange.headers.get("If-Range"),
+            "signature": exchange.headers.get("X-Signature"),
+        }
         state["requests"].append(asked)
     headers = validators(version, kind, resource)
     if ranges:

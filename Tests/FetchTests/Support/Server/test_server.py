@@ -61,6 +61,23 @@ class Exchange(BaseHTTPRequestHandler):
             self._body = self.rfile.read(length) if length else b""
         return self._body
 
+    def read_whole_body(self):
+        """The request body, whether it came with a Content-Length (read already) or chunked (a streamed upload on
+        Linux), for routes that answer with what they received."""
+        if "chunked" not in self.headers.get("Transfer-Encoding", "").lower():
+            return self.read_body()
+        pieces = []
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                break
+            pieces.append(self.rfile.read(size))
+            self.rfile.readline()
+        self._body = b"".join(pieces)
+        return self._body
+
     # What the handlers answer with.
     def send(self, status, body=b"", content_type="application/json", headers=None):
         self.send_response(status)

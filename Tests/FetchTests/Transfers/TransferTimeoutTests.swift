@@ -10,9 +10,8 @@ import Testing
 /// A transfer's timeout ends the whole exchange at its deadline, however steadily the server keeps sending: the
 /// loopback server's `/transfer-endless` never pauses long enough for an idle timeout, and would only close after
 /// 10 s.
-@Suite struct TransferSessionTimeoutTests {
+@Suite struct TransferTimeoutTests {
     let server: TestServer
-    let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
     let directory: TemporaryDirectory
 
     init() throws {
@@ -30,10 +29,11 @@ import Testing
         #expect(seconds == timeout)
     }
 
-    @Test(arguments: [0.5, 1])
-    func aDownloadOfAnEndlessBodyEndsAtItsTimeout(timeout: TimeInterval) async throws {
+    @Test(arguments: SessionTransport.allCases, [0.5, 1])
+    func aDownloadOfAnEndlessBodyEndsAtItsTimeout(transport: SessionTransport, timeout: TimeInterval) async throws {
         let destination = directory.url.appending(path: "endless.bin")
-        let download = transfers.download(TestRequest(endless, timeout: timeout), to: destination)
+        let download = try transferPerformer(transport).download(
+            TestRequest(endless, timeout: timeout), to: destination)
 
         let error = try await #require(throws: (any Error).self) { try await download.value }
 
@@ -41,11 +41,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
-    @Test(arguments: [0.5, 1])
-    func anUploadWhoseResponseNeverEndsEndsAtItsTimeout(timeout: TimeInterval) async throws {
+    @Test(arguments: SessionTransport.allCases, [0.5, 1])
+    func anUploadWhoseResponseNeverEndsEndsAtItsTimeout(
+        transport: SessionTransport,
+        timeout: TimeInterval
+    ) async throws {
         let file = directory.url.appending(path: "upload.bin")
         try Data(repeating: 7, count: 1000).write(to: file)
-        let upload: Transfer<Data> = transfers.upload(
+        let upload: Transfer<Data> = try transferPerformer(transport).upload(
             TestRequest(endless, method: .post, timeout: timeout), fromFile: file)
 
         let error = try await #require(throws: (any Error).self) { try await upload.value }
@@ -58,7 +61,7 @@ import Testing
         timeout: TimeInterval
     ) async throws {
         let destination = directory.url.appending(path: "endless-resumable.bin")
-        let download = transfers.download(
+        let download = try transferPerformer(.urlSession).download(
             TestRequest(endless, timeout: timeout), to: destination,
             resumption: ResumableDownloadTests.resumption(attempts: 2))
 

@@ -7,12 +7,12 @@ import Testing
 #endif
 
 /// A streamed request body (a multipart form larger than its memory limit) sent again when a 307 redirect asks
-/// for it: `TransferSession`'s delegate gives the task a new stream over the same body
+/// for it: the `URLSession` transport's delegate gives the task a new stream over the same body
 /// (`urlSession(_:task:needNewBodyStream:)`), which Apple's URLSession needs to send the body a second time.
 ///
 /// swift-corelibs-foundation never asks for a new stream: it follows the 307 with an empty body. That is a known
 /// issue on Linux; the test fails there as soon as corelibs sends the body, so that this note can go.
-@Suite struct TransferSessionBodyStreamTests {
+@Suite struct TransferBodyStreamTests {
     #if canImport(FoundationNetworking)
         static let isCorelibs = true
     #else
@@ -29,7 +29,7 @@ import Testing
 
     func sendAStreamedBodyThroughA307() async throws {
         let server = try TestServer.running()
-        let transfers = TransferSession(configuration: .ephemeral, callbackQueue: OperationQueue())
+        let transfers = try transferPerformer(.urlSession)
         let directory = try TemporaryDirectory()
         let value = String(repeating: "streamed body ", count: 4096)
         let form = MultipartBody(memoryLimit: 0).field("notes", value)
