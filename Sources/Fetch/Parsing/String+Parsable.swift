@@ -11,7 +11,7 @@ extension String: Parsable {
     /// - Returns: The text (empty for an empty body); the error for a status outside 2xx;
     ///   ``FetchError/decoding(_:_:)`` when the charset is unknown or the bytes are not valid in it.
     public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
-        Parsing.requireSuccess(response, errorParser: errorParser).flatMap { response in
+        response.requireSuccess(errorParser: errorParser).flatMap { response in
             let data = response.data ?? Data()
             let charset = Charset.name(inContentType: response.value(forHeader: "Content-Type")) ?? "utf-8"
             guard let encoding = Charset.encoding(named: charset) else {

@@ -127,7 +127,7 @@ public final class TransferSession: Sendable {
             destination: destination,
             queue: queue,
             progress: progress,
-            parse: { Parsing.requireSuccess($0, errorParser: errorParser) },
+            parse: { $0.requireSuccess(errorParser: errorParser) },
             completion: completion
         )
         if let problem = DownloadDestination.problem(with: destination, for: request) {
@@ -184,7 +184,7 @@ public final class TransferSession: Sendable {
             defaultTimeout: defaultTimeout,
             queue: queue,
             progress: progress,
-            parse: { Parsing.requireSuccess($0, errorParser: errorParser) },
+            parse: { $0.requireSuccess(errorParser: errorParser) },
             completion: completion,
             makeTask: { [urlSession, delegate] urlRequest, download in
                 let task = urlSession.dataTask(with: urlRequest)

@@ -311,7 +311,7 @@ struct CountedHit: Decodable, Parsable {
 
     static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<CountedHit, any Error> {
         parses.withLock { $0 += 1 }
-        return Parsing.requireSuccess(response, errorParser: errorParser).flatMap {
+        return response.requireSuccess(errorParser: errorParser).flatMap {
             Parsing.decode(CountedHit.self, from: $0, with: decoder)
         }
     }
