@@ -161,7 +161,8 @@ extension MockPerformer {
         ///
         /// - Parameters:
         ///   - method: The method to match.
-        ///   - path: The URL path to match exactly (`/users/1`), or a whole absolute URL string.
+        ///   - path: The URL path to match exactly, a trailing `/` included (`/users/1`, `/alice/`), or a whole
+        ///     absolute URL string.
         ///   - response: The answer.
         public init(_ method: HTTPMethod, _ path: String, _ response: MockResponse) {
             self.method = method
@@ -204,8 +205,16 @@ extension MockPerformer {
         /// `GET /users/1`.
         public var description: String { "\(method) \(path)" }
 
+        /// Whether the route answers `request`: the same method, and the same path as written, a trailing `/`
+        /// included (`/alice/` answers `/alice/`, not `/alice`; `/` answers a URL with an empty path, which is sent
+        /// as `/`), or the same whole URL.
         func matches(_ request: any Request) -> Bool {
-            request.method == method && (request.url.path == path || request.url.absoluteString == path)
+            guard request.method == method else {
+                return false
+            }
+            // `URL.path` drops a trailing slash; `path(percentEncoded:)` keeps the path as written.
+            let requested = request.url.path(percentEncoded: false)
+            return (requested.isEmpty ? "/" : requested) == path || request.url.absoluteString == path
         }
     }
 
@@ -221,7 +230,7 @@ extension MockPerformer {
         public var description: String {
             let known = routes.isEmpty ? "none" : routes.map(\.description).joined(separator: ", ")
             return "MockPerformer has no route for \(request.method) \(request.url.absoluteString)"
-                + " (path \(request.url.path)); its routes: \(known)"
+                + " (path \(request.url.path(percentEncoded: false))); its routes: \(known)"
         }
     }
 }

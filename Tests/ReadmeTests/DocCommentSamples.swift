@@ -92,17 +92,33 @@ enum EmptyResponseSample {
 
 enum ErrorParsingSample {
     enum APIError: Error {
-        case notLoggedIn
+        case notLoggedIn(challenge: String?)
     }
 
     // DOC-BEGIN
     struct APIErrorParser: ErrorParsing {
-        func parseError(from data: Data?, status: Int) -> (any Error)? {
-            status == 401 ? APIError.notLoggedIn : nil
+        func parseError(from response: Response) -> (any Error)? {
+            guard response.status == 401 else { return nil }
+            return APIError.notLoggedIn(challenge: response.value(forHeader: "WWW-Authenticate"))
         }
     }
     // DOC-END
 }
+
+/// The fixture of ``Response/requireSuccess(errorParser:)``'s sample: a format of your own, read from XML.
+struct Feed: Sendable {
+    init(xml: Data) throws {}
+}
+
+// DOC-BEGIN
+extension Feed: Parsable {
+    static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Feed, any Error> {
+        response.requireSuccess(errorParser: errorParser).flatMap { response in
+            Result { try Feed(xml: response.data ?? Data()) }
+        }
+    }
+}
+// DOC-END
 
 enum DecodableErrorParserSample {
     typealias User = DocFixtures.User
@@ -490,6 +506,25 @@ enum SpyPerformerSample {
         let spy = SpyPerformer()
         UserAPI(performer: spy).loadUser(id: 7) { _ in }
         #expect(spy.requests.last?.url.path == "/users/7")
+        // DOC-END
+    }
+
+    struct AsyncUserAPI: Sendable {
+        let performer: any RequestPerforming
+
+        func user(id: Int) async throws -> User {
+            try await performer.perform(GetUser(id: id))
+        }
+    }
+
+    static func nextCallSample() async throws {
+        typealias UserAPI = AsyncUserAPI
+        // DOC-BEGIN
+        let spy = SpyPerformer()
+        Task { try await UserAPI(performer: spy).user(id: 7) }
+        let call = try await spy.nextCall()
+        #expect(call.request.url.path == "/users/7")
+        call.complete(with: .json(#"{"id": 7, "name": "Ada"}"#))
         // DOC-END
     }
 }

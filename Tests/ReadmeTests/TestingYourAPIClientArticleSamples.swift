@@ -73,7 +73,7 @@ struct TestingYourAPIClientArticle {
         let api = UserAPI(baseURL: baseURL, performer: spy.retrying(RetryPolicy(jitter: 0), scheduler: scheduler))
         api.user(id: 1, completion: user.capture)
 
-        spy.complete(status: 503)
+        spy.complete(with: MockResponse(status: 503))
         spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
         #expect(try user.value?.get().name == "Ada")
         #expect(scheduler.delays == [0.5])

@@ -90,7 +90,7 @@ import Testing
         #expect(spy.pendingCalls.count == 1)
         call.cancel()
         call.cancel()
-        spy.complete(status: 200, data: Data(#"{"id":1}"#.utf8))
+        spy.complete(with: MockResponse(status: 200, data: Data(#"{"id":1}"#.utf8)))
         #expect(spy.calls.first?.isCancelled == true)
         #expect(results.values.count == 1)
         guard case .cancelled = try fetchError(results.value) else {
@@ -129,7 +129,7 @@ import Testing
         let result = Captured<Result<Item, any Error>>()
         stack.perform(request, completion: result.capture)
         #expect(spy.calls.map(\.isCancelled) == [true, false])
-        spy.complete(status: 200, data: Data(#"{"id":3}"#.utf8))
+        spy.complete(with: MockResponse(status: 200, data: Data(#"{"id":3}"#.utf8)))
         #expect(try result.value?.get() == Item(id: 3))
     }
 
@@ -143,7 +143,7 @@ import Testing
         let results = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: results.capture).cancel()
         #expect(spy.calls.first?.isCancelled == false)
-        spy.complete(status: 204)
+        spy.complete(with: MockResponse(status: 204))
         #expect(try shared.value?.get().status == 204)
     }
 

@@ -61,6 +61,32 @@ import Testing
         )
     }
 
+    @Test func aRouteWithATrailingSlashAnswersThatPathOnly() async throws {
+        let mock = MockPerformer(routes: [.get("/alice/", .text("calendar home"))])
+        let text: String = try await mock.perform(TestRequest("https://dav.example.com/alice/"))
+        #expect(text == "calendar home")
+        await #expect(throws: MockPerformer.NoAnswer.self) {
+            let _: String = try await mock.perform(TestRequest("https://dav.example.com/alice"))
+        }
+    }
+
+    @Test func aRouteWithoutATrailingSlashDoesNotAnswerThePathWithOne() async throws {
+        let mock = MockPerformer(routes: [.get("/alice", .text("alice"))])
+        let text: String = try await mock.perform(TestRequest("https://dav.example.com/alice"))
+        #expect(text == "alice")
+        let error = try await #require(throws: MockPerformer.NoAnswer.self) {
+            let _: String = try await mock.perform(TestRequest("https://dav.example.com/alice/"))
+        }
+        #expect(error.description.contains("(path /alice/)"))
+    }
+
+    @Test func theRootRouteAnswersTheRootAndAnEmptyPath() async throws {
+        let mock = MockPerformer(routes: [.get("/", .text("root"))])
+        let slash: String = try await mock.perform(TestRequest("https://api.example.com/"))
+        let empty: String = try await mock.perform(TestRequest("https://api.example.com"))
+        #expect([slash, empty] == ["root", "root"])
+    }
+
     @Test func aHandlerSeesTheRequest() async throws {
         let mock = MockPerformer { request in
             .text("\(request.method) \(request.url.path)")
