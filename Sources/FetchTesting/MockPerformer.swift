@@ -99,7 +99,7 @@ private struct MockTransport: Transport {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
         completion(MockExchange.response(for: request) { _ in try handler(request) })
-        return AnsweredCall()
+        return CompletedCall()
     }
 
     func stream(
@@ -120,7 +120,7 @@ private struct MockTransport: Transport {
                 }
                 return ResponseStream(response: response, chunks: .pieces(chunks))
             })
-        return AnsweredCall()
+        return CompletedCall()
     }
 }
 
@@ -139,11 +139,6 @@ extension AsyncThrowingStream where Element == Data, Failure == any Error {
     static func whole(_ data: Data?) -> AsyncThrowingStream {
         pieces(data.map { [$0] } ?? [])
     }
-}
-
-/// A call that was answered before `send` returned: cancelling it does nothing.
-struct AnsweredCall: Cancellable {
-    func cancel() {}
 }
 
 extension MockPerformer {

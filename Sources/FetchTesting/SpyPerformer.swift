@@ -243,7 +243,7 @@ private struct PendingTransport: Transport {
         // A request that cannot be built is never sent, as with `Session`: it fails at once and is not recorded.
         if case .failure(let error) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
             completion(.failure(error))
-            return AnsweredCall()
+            return CompletedCall()
         }
         let call = SpyPerformer.Call(request: request) { answer in
             completion(MockExchange.response(for: request) { _ in try answer.get() })

@@ -90,9 +90,9 @@ extension HAR.Content {
 }
 
 /// How bodies are stored in HAR: as text, or as base64 text.
-package enum HARBody {
+enum HARBody {
     /// The bytes of a stored body.
-    package static func bytes(text: String?, encoding: String?, at path: String, encodingKey: String) throws -> Data {
+    static func bytes(text: String?, encoding: String?, at path: String, encodingKey: String) throws -> Data {
         guard let text else {
             return Data()
         }

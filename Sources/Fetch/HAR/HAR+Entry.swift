@@ -230,17 +230,17 @@ extension HAR {
 }
 
 /// ISO 8601 dates with milliseconds, as HAR writes them: `2026-11-30T08:42:12.345Z`.
-package enum ISO8601Milliseconds {
+enum ISO8601Milliseconds {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let wholeSeconds = Date.ISO8601FormatStyle()
 
     /// `date` to the nearest millisecond.
-    package static func rounded(_ date: Date) -> Date {
+    static func rounded(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 
     /// `2026-11-30T08:42:12.345Z`, always with three digits of fraction.
-    package static func string(from date: Date) -> String {
+    static func string(from date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
         // Floor division, so that dates before 1970 keep a fraction in 0...999.
@@ -251,7 +251,7 @@ package enum ISO8601Milliseconds {
     }
 
     /// The date of an ISO 8601 date and time with a time zone, with or without a fraction; `nil` for other text.
-    package static func date(from text: String) -> Date? {
+    static func date(from text: String) -> Date? {
         guard text.count >= 20, text.contains("T") else {
             return nil
         }

@@ -163,7 +163,7 @@ extension HAR.Entry {
 
     /// The entry with every secret `scrubber` knows replaced, in its bodies too (text bodies; sizes follow): for
     /// secrets learnt after the entry was made, such as a token a later call sends.
-    package func scrubbed(with scrubber: HARScrubber) -> HAR.Entry {
+    func scrubbed(with scrubber: HARScrubber) -> HAR.Entry {
         var entry = self
         entry.scrub(with: scrubber)
         if entry.request.postData?.encoding == nil, let text = entry.request.postData?.text {
@@ -233,13 +233,13 @@ private struct HARBodyStorage {
 /// What a `Content-Type` says about how to store a body.
 package enum HARMediaType {
     /// The media type alone, lowercased: `application/json` for `application/json; charset=utf-8`.
-    package static func essence(_ contentType: String?) -> String {
+    static func essence(_ contentType: String?) -> String {
         let type = contentType?.split(separator: ";", maxSplits: 1).first ?? ""
         return type.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     /// Text, JSON, XML, JavaScript and forms: bodies a person reads.
-    package static func isText(_ contentType: String?) -> Bool {
+    static func isText(_ contentType: String?) -> Bool {
         let type = essence(contentType)
         return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
             || [
@@ -249,7 +249,7 @@ package enum HARMediaType {
     }
 
     /// `application/json` and `*/*+json`.
-    package static func isJSON(_ contentType: String?) -> Bool {
+    static func isJSON(_ contentType: String?) -> Bool {
         let type = essence(contentType)
         return type == "application/json" || type.hasSuffix("+json")
     }

@@ -97,12 +97,12 @@ public enum DefaultDecoding {
 }
 
 /// Reads ISO-8601 timestamps with or without fractional seconds.
-package enum ISO8601 {
+enum ISO8601 {
     private static let whole = Date.ISO8601FormatStyle()
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// The date `text` names, or `nil` when it is not an ISO-8601 internet date-time.
-    package static func date(from text: String) -> Date? {
+    static func date(from text: String) -> Date? {
         if let date = try? whole.parse(text) {
             return date
         }

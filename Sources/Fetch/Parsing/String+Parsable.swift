@@ -26,9 +26,9 @@ extension String: Parsable {
 }
 
 /// Reads the charset parameter of a `Content-Type` header and maps IANA charset names to `String.Encoding`.
-package enum Charset {
+enum Charset {
     /// The `charset` parameter of a media type such as `text/plain; charset="ISO-8859-1"`, lowercased.
-    package static func name(inContentType contentType: String?) -> String? {
+    static func name(inContentType contentType: String?) -> String? {
         guard let contentType else {
             return nil
         }
@@ -45,7 +45,7 @@ package enum Charset {
     }
 
     /// The encoding of an IANA charset name (lowercased), or `nil` for one Fetch does not decode.
-    package static func encoding(named name: String) -> String.Encoding? {
+    static func encoding(named name: String) -> String.Encoding? {
         switch name {
         case "utf-8", "utf8": .utf8
         case "us-ascii", "ascii": .ascii

@@ -5,10 +5,10 @@ import Foundation
 #endif
 
 /// `curl` commands for logs and bug reports, with secrets hidden.
-package enum CURLCommand {
+enum CURLCommand {
     /// The command that sends `urlRequest`, one option per line, with the values `redaction` hides replaced by
     /// `<redacted>`.
-    package static func make(for urlRequest: URLRequest, redaction: Redaction) -> String {
+    static func make(for urlRequest: URLRequest, redaction: Redaction) -> String {
         urlRequest.curlCommand(isRedacted: redaction.hides)
     }
 }
