@@ -12,7 +12,7 @@ import Foundation
 /// of an error parser with a `MockPerformer` proves what the app will do with the same bytes:
 ///
 /// ```swift
-/// let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
+/// let mock = MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8)) }
 /// let result = Captured<Result<User, any Error>>()
 /// mock.perform(GetUser(id: 1), completion: result.capture)
 /// #expect(try result.value?.get().name == "Ada")
@@ -27,33 +27,11 @@ public final class MockPerformer: RequestPerforming {
     /// The mock's pipeline: no middlewares, and a transport that answers from the handler before it returns.
     public let pipeline: Pipeline
 
-    /// Creates a performer that answers every request with the same response.
-    ///
-    /// - Parameters:
-    ///   - status: The HTTP status code. The default is 200.
-    ///   - headers: The header fields. The default is none.
-    ///   - data: The body. The default is none.
-    public convenience init(status: Int = 200, headers: [String: String] = [:], data: Data? = nil) {
-        self.init(response: MockResponse(status: status, headers: headers, data: data))
-    }
-
-    /// Creates a performer that answers every request with `response`.
-    ///
-    /// - Parameter response: The answer.
-    public convenience init(response: MockResponse) {
-        self.init { _ in response }
-    }
-
-    /// Creates a performer whose every request fails with `error` as a transport failure: a `URLError` arrives as
-    /// the `FetchError` that `Session` would deliver (`URLError(.timedOut)` as `FetchError.timedOut`), any other
-    /// error unchanged.
-    ///
-    /// - Parameter error: The failure.
-    public convenience init(error: any Error) {
-        self.init { _ in throw error }
-    }
-
     /// Creates a performer that answers each request with what `handler` returns or throws.
+    ///
+    /// One answer for every request is `MockPerformer { _ in .json(#"{"id": 1}"#) }`; a transport failure is
+    /// thrown, `MockPerformer { _ in throw URLError(.timedOut) }`, and arrives as the `FetchError` that `Session`
+    /// would deliver (`URLError(.timedOut)` as `FetchError.timedOut`), any other error unchanged.
     ///
     /// - Parameter handler: Called synchronously with each request that could be built.
     public init(_ handler: @escaping Handler) {

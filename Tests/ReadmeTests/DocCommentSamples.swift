@@ -370,15 +370,6 @@ enum MultipartBodySample {
     }
 }
 
-enum RedactionSample {
-    static func sample() {
-        // DOC-BEGIN
-        let redaction = Redaction(adding: ["X-API-Key"])  // also hides Authorization, Cookie, …
-        // DOC-END
-        _ = redaction
-    }
-}
-
 enum BearerAuthenticatorSample {
     struct TokenResponse: Decodable, Parsable {
         let token: String
@@ -461,7 +452,7 @@ enum CapturedSample {
     static func sample() throws {
         // DOC-BEGIN
         let user = Captured<Result<User, any Error>>()
-        MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).perform(GetUser(id: 1), completion: user.capture)
+        MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.perform(GetUser(id: 1), completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
         // DOC-END
     }
@@ -481,7 +472,7 @@ enum MockPerformerSample {
 
     static func sample() throws {
         // DOC-BEGIN
-        let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
+        let mock = MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8)) }
         let result = Captured<Result<User, any Error>>()
         mock.perform(GetUser(id: 1), completion: result.capture)
         #expect(try result.value?.get().name == "Ada")
@@ -544,10 +535,10 @@ enum TestSchedulerSample {
 
 // MARK: - Recording and replay
 
-enum HARRedactionSample {
-    static func sample() -> HARRedaction {
+enum RedactionSample {
+    static func sample() -> Redaction {
         // DOC-BEGIN
-        let redaction: HARRedaction = [.header("X-Session"), .queryItem("api_key")]
+        let redaction: Redaction = ["X-Session", "api_key"]
         // DOC-END
         return redaction
     }
@@ -571,7 +562,7 @@ enum RecordingSample {
 
     static func sample(session: Session) async throws -> User {
         // DOC-BEGIN
-        let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")])
+        let recorded = try session.recording(to: URL(fileURLWithPath: "api.har"), redacting: ["X-Session"])
         let user: User = try await recorded.perform(GetUser(id: 1))
         // DOC-END
         return user
@@ -599,19 +590,6 @@ enum MockPerformerReplaySample {
         let user: User = try await mock.perform(GetUser(id: 1))
         // DOC-END
         return user
-    }
-}
-
-enum ReplayingPerformerSample {
-    static func sample(fixtures: URL) throws -> ReplayingPerformer {
-        // DOC-BEGIN
-        let performer = try ReplayingPerformer(
-            harFile: fixtures.appendingPathComponent("api.har"),
-            mode: ProcessInfo.processInfo.environment["RECORD"] == nil ? .once : .record,
-            live: Session(configuration: .ephemeral)
-        )
-        // DOC-END
-        return performer
     }
 }
 

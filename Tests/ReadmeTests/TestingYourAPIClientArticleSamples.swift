@@ -33,7 +33,7 @@ struct TestingYourAPIClientArticle {
 
     // DOC-BEGIN
     @Test func readsTheUser() throws {
-        let mock = MockPerformer(response: .json(#"{"id": 7, "name": "Ada"}"#))
+        let mock = MockPerformer { _ in .json(#"{"id": 7, "name": "Ada"}"#) }
         let user = Captured<Result<User, any Error>>()
         UserAPI(baseURL: baseURL, performer: mock).user(id: 7, completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
@@ -92,7 +92,7 @@ struct TestingYourAPIClientArticle {
     // DOC-BEGIN
     @Test func readsTheRecordedUser() throws {
         let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID()).har")
-        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).recording(to: fixture)
+        let recorded = try MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.recording(to: fixture)
         recorded.perform(GetUser(baseURL: baseURL, id: 1)) { (_: Result<User, any Error>) in }
 
         let user = Captured<Result<User, any Error>>()

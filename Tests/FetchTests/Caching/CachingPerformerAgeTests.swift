@@ -58,7 +58,7 @@ struct CachingPerformerAgeTests {
             }
             clock.advance(by: 100)
             let restarted = try CachingPerformer(
-                MockPerformer(error: URLError(.notConnectedToInternet)), directory: directory.url,
+                MockPerformer { _ in throw URLError(.notConnectedToInternet) }, directory: directory.url,
                 offlinePolicy: .serveStoredOnFailure, now: now)
 
             for (name, performer) in [("memory", memory), ("disk", disk), ("disk after a restart", restarted)] {

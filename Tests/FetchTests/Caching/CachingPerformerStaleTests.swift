@@ -26,7 +26,8 @@ import Testing
     func store(_ cacheControl: String, in performer: CachingPerformer) throws {
         let first = Captured<Result<Hit, any Error>>()
         performer.perform(request, completion: first.capture)
-        spy.complete(with: MockResponse(headers: ["Cache-Control": cacheControl, "ETag": #""v1""#], data: Self.body(1)))
+        spy.complete(
+            with: MockResponse(headers: ["Cache-Control": cacheControl, "ETag": #""v1""#], data: Self.body(1)))
         #expect(try first.value?.get() == Hit(hit: 1))
         #expect(performer.storedResponseCount == 1)
     }
@@ -54,7 +55,8 @@ import Testing
         let revalidation = try #require(spy.pendingCalls.first)
         #expect(try ifNoneMatch(of: revalidation) == #""v1""#)
 
-        spy.complete(with: MockResponse(status: 304, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"]))
+        spy.complete(
+            with: MockResponse(status: 304, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"]))
         let fresh = Captured<Result<Response, any Error>>()
         performer.perform(request, completion: fresh.capture)
 
@@ -257,10 +259,10 @@ import Testing
     }
 
     @Test func theFluentFormTakesTheOfflinePolicy() throws {
-        let mock = MockPerformer(error: URLError(.timedOut))
+        let mock = MockPerformer { _ in throw URLError(.timedOut) }
         let performer = mock.caching(offlinePolicy: .serveStoredOnFailure)
         #expect(performer.offlinePolicy == .serveStoredOnFailure)
-        #expect(MockPerformer().caching().offlinePolicy == .never)
+        #expect(MockPerformer { _ in MockResponse() }.caching().offlinePolicy == .never)
     }
 
     // MARK: - The stale marker

@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func anAdaptedHeaderThatWouldInjectHeadersIsRejected() throws {
-        let mock = MockPerformer(status: 200)
+        let mock = MockPerformer { _ in MockResponse(status: 200) }
         let result = Captured<Result<Data, any Error>>()
         mock.adapting([.header("X-User", "ada\r\nX-Admin: true")]).perform(request, completion: result.capture)
         guard case .invalidRequest = try fetchError(result.value) else {
@@ -77,7 +77,8 @@ import Testing
 
     @Test func theResponseAnswersTheCallersOwnRequest() throws {
         let result = Captured<Result<Response, any Error>>()
-        MockPerformer(status: 204).adapting([.requestID()]).perform(request, completion: result.capture)
+        MockPerformer { _ in MockResponse(status: 204) }.adapting([.requestID()]).perform(
+            request, completion: result.capture)
         let response = try #require(try result.value?.get())
         #expect(response.originalRequest is TestRequest)
     }
@@ -124,7 +125,7 @@ import Testing
     @Test func reportsStartAndFinishWithStatusAndBytes() throws {
         let events = Captured<FetchEvent>()
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(response: .text("hello")).observing(events.capture)
+        MockPerformer { _ in .text("hello") }.observing(events.capture)
             .perform(TestRequest("https://api.example.com/greeting"), completion: result.capture)
         #expect(try result.value?.get() == Data("hello".utf8))
         guard events.values.count == 2, case .started = events.values[0],
@@ -140,7 +141,7 @@ import Testing
 
     @Test func reportsFailuresWithTheError() {
         let events = Captured<FetchEvent>()
-        MockPerformer(error: URLError(.notConnectedToInternet)).observing(events.capture)
+        MockPerformer { _ in throw URLError(.notConnectedToInternet) }.observing(events.capture)
             .perform(TestRequest("https://api.example.com/x")) { (_: Result<Data, any Error>) in }
         guard case .failed(_, let error as FetchError, _)? = events.value, case .transport = error else {
             Issue.record("expected .failed(.transport), got \(events.values)")

@@ -137,7 +137,8 @@ struct Hit: Decodable, Parsable, Equatable {
     }
 
     @Test func aRequestAfterTheSharedOneFinishedIsSentAgain() throws {
-        let mock = SpyPerformer(forwardingTo: MockPerformer(status: 200, data: Data(#"{"hit": 1}"#.utf8)))
+        let mock = SpyPerformer(
+            forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"hit": 1}"#.utf8)) })
         let performer = DeduplicatingPerformer(mock)
         let request = TestRequest("http://example.test/again")
         let results = Captured<Result<Hit, any Error>>()

@@ -112,7 +112,8 @@ private struct StatusOnlyParser: ErrorParsing {
     @Test func theErrorParserSeesTheHeadersOfARealErrorResponse() async throws {
         let server = try TestServer.running()
         await #expect(throws: XMLAPIError(status: 404, requestID: "req-8f2c", retryAfter: "120")) {
-            let _: Feed = try await Session().perform(TestRequest(server.url("/xml/404")), errorParser: XMLErrorParser())
+            let _: Feed = try await Session().perform(
+                TestRequest(server.url("/xml/404")), errorParser: XMLErrorParser())
         }
         let feed: Feed = try await Session().perform(TestRequest(server.url("/xml/200")), errorParser: XMLErrorParser())
         #expect(feed == Feed(title: "Ada"))

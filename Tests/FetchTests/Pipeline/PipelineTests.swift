@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aMiddlewareCanAnswerWithoutCallingNext() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 500))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 500) })
         let stack = spy.with(
             Custom { request, _, _, completion in
                 completion(.success(Response(status: 200, data: Data(#"{"id":7}"#.utf8), originalRequest: request)))
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aMiddlewareThatAnswersTwiceIsHeardOnce() throws {
-        let stack = MockPerformer(response: .json(#"{"id":1}"#)).with(
+        let stack = MockPerformer { _ in .json(#"{"id":1}"#) }.with(
             Custom { request, _, next, completion in
                 next(request, completion: completion)
                 completion(.failure(FetchError.timedOut()))
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aMiddlewareCanCallNextMoreThanOnce() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(response: .json(#"{"id":1}"#)))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .json(#"{"id":1}"#) })
         let stack = spy.with(
             Custom { request, _, next, completion in
                 next(request) { _ in next(request, completion: completion) }
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func changedRequestsGoOnButTheCallerGetsAnAnswerToItsOwn() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 200, data: Data("ok".utf8)))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data("ok".utf8)) })
         let stack = spy.with(
             Custom { request, _, next, completion in
                 var urlRequest = URLRequest(url: request.url)
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func nextAfterACancellationSendsNothing() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 200))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200) })
         let later = Locked<(@Sendable () -> Void)?>(nil)
         let inner = Captured<Result<Response, any Error>>()
         let stack = spy.with(
@@ -149,7 +149,7 @@ import Testing
 
     @Test func eventsReachEveryObserverOfTheCall() throws {
         let seen = Captured<String>()
-        let stack = MockPerformer(status: 200)
+        let stack = MockPerformer { _ in MockResponse(status: 200) }
             .with(
                 Custom { request, context, next, completion in
                     context.report(.retrying(request, attempt: 2, delay: 0, reason: "custom"))
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func overTheDoublesEverythingHappensBeforePerformReturns() throws {
-        let stack = MockPerformer(response: .json(#"{"id":1}"#))
+        let stack = MockPerformer { _ in .json(#"{"id":1}"#) }
             .retrying(scheduler: TestScheduler())
             .authenticating(with: BearerAuthenticator(token: "t") { $0(.success("u")) })
             .deduplicating()

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func forwardsToAWrappedPerformerAndStillRecords() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(response: .text("hello")))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .text("hello") })
         let result = Locked<Result<String, any Error>?>(nil)
         spy.perform(TestRequest("https://api.example.com/greeting")) { value in result.withLock { $0 = value } }
         #expect(try result.withLock { $0 }?.get() == "hello")
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test func seesTheCallsOfAForwardingSpy() async throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(response: .text("hello")))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .text("hello") })
         let text = Task { () -> String in try await spy.perform(TestRequest("https://api.example.com/greeting")) }
         let call = try await spy.nextCall()
         #expect(call.request.url.path == "/greeting")
