@@ -11,9 +11,12 @@ let package = Package(
         .executable(name: "fetch-bench", targets: ["FetchBench"]),
     ],
     targets: [
+        // PrivacyInfo.xcprivacy is Apple's privacy manifest: the disk cache reads the timestamps (lstat/fstat) of
+        // the files it wrote into the app's container (reason C617.1).
         .target(
             name: "Fetch",
-            dependencies: [.target(name: "CFetchCurl", condition: .when(platforms: [.linux]))]
+            dependencies: [.target(name: "CFetchCurl", condition: .when(platforms: [.linux]))],
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         // The C boundary of the libcurl transport (Linux): loads libcurl at run time, wraps its variadic functions.
         .target(name: "CFetchCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),

@@ -222,7 +222,7 @@ struct FetchBench {
             table.ratio(
                 "Decodable parse vs bare JSONDecoder, \(name) (µs)", timing, unit: "µs", target: .atMost(1.05))
         }
-        let mock = MockPerformer(status: 200, data: Payload.small)
+        let mock = MockPerformer { _ in MockResponse(status: 200, data: Payload.small) }
         let mockRequest = Get(url: URL(fileURLWithPath: "/items"))
         let perCall = median(
             (0..<options.rounds).map { _ in

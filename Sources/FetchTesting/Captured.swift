@@ -7,7 +7,7 @@ import Fetch
 ///
 /// ```swift
 /// let user = Captured<Result<User, any Error>>()
-/// MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).perform(GetUser(id: 1), completion: user.capture)
+/// MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.perform(GetUser(id: 1), completion: user.capture)
 /// #expect(try user.value?.get().name == "Ada")
 /// ```
 ///

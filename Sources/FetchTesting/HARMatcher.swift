@@ -13,10 +13,15 @@ import Foundation
 ///   values, in any order.
 /// - **Body**: JSON bodies are equal as JSON (key order and spacing do not matter), form bodies have the same
 ///   fields in any order, multipart bodies are equal apart from their boundary, other bodies byte for byte.
-/// - A value recorded as `REDACTED` (see `HARRedaction`) matches any value.
+/// - A value recorded as `REDACTED` (see `Redaction`) matches any value.
 ///
-/// Settings add the header fields to the key, and leave out query parameters or body fields that change from run
-/// to run:
+/// Header fields are not compared unless `includingHeaders` is set. Then every recorded field must be sent with the
+/// same value (names in any case, in any order), except the fields of `ignoringHeaders` (a request id, a date, a
+/// signature that changes each run), `Content-Length`, the boundary of a multipart `Content-Type`, and a field
+/// recorded as `REDACTED`, which matches any value: `HARMatcher(includingHeaders: true, ignoringHeaders:
+/// ["X-Amz-Date", "Authorization"])`.
+///
+/// Settings also leave out query parameters or body fields that change from run to run:
 ///
 /// ```swift
 /// let matcher = HARMatcher(ignoringQueryItems: ["nonce"], ignoringBodyFields: ["timestamp"])
@@ -31,7 +36,7 @@ public struct HARMatcher: Sendable {
         case url
         /// The query parameters.
         case query
-        /// The header fields, when ``HARMatcher/includesHeaders`` is set.
+        /// The header fields, when the matcher compares them.
         case headers
         /// The body.
         case body
@@ -40,17 +45,17 @@ public struct HARMatcher: Sendable {
     /// Whether the header fields must be the same too (names in any case, in any order). The default is `false`.
     ///
     /// `Content-Length` is never compared, nor the boundary of a multipart `Content-Type`.
-    public var includesHeaders: Bool
+    let includesHeaders: Bool
 
-    /// Header fields left out of the comparison when ``includesHeaders`` is set, such as `X-Request-ID`.
-    public var ignoredHeaders: [String]
+    /// Header fields left out of the comparison when `includesHeaders` is set, such as `X-Request-ID`.
+    let ignoredHeaders: [String]
 
     /// Query parameters left out of the comparison, such as a nonce or a cache buster.
-    public var ignoredQueryItems: [String]
+    let ignoredQueryItems: [String]
 
     /// Body fields left out of the comparison: keys of JSON objects, at any depth, and fields of form bodies,
     /// such as `timestamp`.
-    public var ignoredBodyFields: [String]
+    let ignoredBodyFields: [String]
 
     /// Creates a matcher.
     ///
@@ -160,10 +165,10 @@ public struct HARMatcher: Sendable {
         var missing: [Field] = []
         // Exact values first, so that a REDACTED wildcard does not take a value another field needs.
         for field in recorded.sorted(by: {
-            ($0.value == HARRedaction.placeholder ? 1 : 0) < ($1.value == HARRedaction.placeholder ? 1 : 0)
+            ($0.value == Redaction.placeholder ? 1 : 0) < ($1.value == Redaction.placeholder ? 1 : 0)
         }) {
             if let index = unmatched.firstIndex(where: {
-                sameName($0.name, field.name) && (field.value == $0.value || field.value == HARRedaction.placeholder)
+                sameName($0.name, field.name) && (field.value == $0.value || field.value == Redaction.placeholder)
             }) {
                 unmatched.remove(at: index)
             } else {
@@ -316,7 +321,7 @@ struct ExchangeKey: Sendable {
 /// Byte comparison where `REDACTED` in the recorded body stands for any run of bytes.
 private enum Wildcard {
     static func matches(pattern: Data, _ data: Data) -> Bool {
-        let placeholder = Data(HARRedaction.placeholder.utf8)
+        let placeholder = Data(Redaction.placeholder.utf8)
         guard pattern.range(of: placeholder) != nil else {
             return pattern == data
         }

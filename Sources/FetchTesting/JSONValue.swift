@@ -50,7 +50,7 @@ enum JSONValue: Sendable, Equatable {
     func difference(from request: JSONValue, at path: String = "") -> Difference? {
         let here = path.isEmpty ? "the top level" : path
         switch (self, request) {
-        case (.string(HARRedaction.placeholder), _):
+        case (.string(Redaction.placeholder), _):
             return nil
         case (.object(let recorded), .object(let sent)):
             for key in Set(recorded.keys).union(sent.keys).sorted() {

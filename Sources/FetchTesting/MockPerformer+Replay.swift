@@ -5,6 +5,7 @@ extension MockPerformer {
     /// Creates a performer that answers from a HAR file, synchronously, through the same parse path as every
     /// double.
     ///
+    /// This is how a test replays a recording: record with `recording(to:)` on the live pipeline, replay here.
     /// Each request gets the response of the first recorded request that matches it (see ``HARMatcher``) and has
     /// not answered yet, so requests recorded more than once answer in recorded order; when all have answered, the
     /// last answers again. A request that matches none fails with ``NoRecordedAnswer``, which names it, the closest
@@ -32,7 +33,7 @@ extension MockPerformer {
     ///   - archive: The archive.
     ///   - matcher: How requests are matched. The default compares method, URL and body.
     /// - Throws: `HARError` when a body's text is not what its encoding says.
-    public convenience init(replaying archive: HAR, matching matcher: HARMatcher = HARMatcher()) throws {
+    package convenience init(replaying archive: HAR, matching matcher: HARMatcher = HARMatcher()) throws {
         try self.init(replaying: archive, from: nil, matching: matcher)
     }
 

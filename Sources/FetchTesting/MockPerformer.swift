@@ -12,7 +12,7 @@ import Foundation
 /// of an error parser with a `MockPerformer` proves what the app will do with the same bytes:
 ///
 /// ```swift
-/// let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
+/// let mock = MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8)) }
 /// let result = Captured<Result<User, any Error>>()
 /// mock.perform(GetUser(id: 1), completion: result.capture)
 /// #expect(try result.value?.get().name == "Ada")
@@ -27,33 +27,11 @@ public final class MockPerformer: RequestPerforming {
     /// The mock's pipeline: no middlewares, and a transport that answers from the handler before it returns.
     public let pipeline: Pipeline
 
-    /// Creates a performer that answers every request with the same response.
-    ///
-    /// - Parameters:
-    ///   - status: The HTTP status code. The default is 200.
-    ///   - headers: The header fields. The default is none.
-    ///   - data: The body. The default is none.
-    public convenience init(status: Int = 200, headers: HeaderFields = [:], data: Data? = nil) {
-        self.init(response: MockResponse(status: status, headers: headers, data: data))
-    }
-
-    /// Creates a performer that answers every request with `response`.
-    ///
-    /// - Parameter response: The answer.
-    public convenience init(response: MockResponse) {
-        self.init { _ in response }
-    }
-
-    /// Creates a performer whose every request fails with `error` as a transport failure: a `URLError` arrives as
-    /// the `FetchError` that `Session` would deliver (`URLError(.timedOut)` as `FetchError.timedOut`), any other
-    /// error unchanged.
-    ///
-    /// - Parameter error: The failure.
-    public convenience init(error: any Error) {
-        self.init { _ in throw error }
-    }
-
     /// Creates a performer that answers each request with what `handler` returns or throws.
+    ///
+    /// One answer for every request is `MockPerformer { _ in .json(#"{"id": 1}"#) }`; a transport failure is
+    /// thrown, `MockPerformer { _ in throw URLError(.timedOut) }`, and arrives as the `FetchError` that `Session`
+    /// would deliver (`URLError(.timedOut)` as `FetchError.timedOut`), any other error unchanged.
     ///
     /// - Parameter handler: Called synchronously with each request that could be built.
     public init(_ handler: @escaping Handler) {
@@ -99,7 +77,7 @@ private struct MockTransport: Transport {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
         completion(MockExchange.response(for: request) { _ in try handler(request) })
-        return AnsweredCall()
+        return CompletedCall()
     }
 
     func stream(
@@ -120,7 +98,7 @@ private struct MockTransport: Transport {
                 }
                 return ResponseStream(response: response, chunks: .pieces(chunks))
             })
-        return AnsweredCall()
+        return CompletedCall()
     }
 }
 
@@ -141,11 +119,6 @@ extension AsyncThrowingStream where Element == Data, Failure == any Error {
     }
 }
 
-/// A call that was answered before `send` returned: cancelling it does nothing.
-struct AnsweredCall: Cancellable {
-    func cancel() {}
-}
-
 extension MockPerformer {
     /// One canned answer of a ``MockPerformer``, for one method and path.
     public struct Route: Sendable, CustomStringConvertible {
@@ -161,7 +134,8 @@ extension MockPerformer {
         ///
         /// - Parameters:
         ///   - method: The method to match.
-        ///   - path: The URL path to match exactly (`/users/1`), or a whole absolute URL string.
+        ///   - path: The URL path to match exactly, a trailing `/` included (`/users/1`, `/alice/`), or a whole
+        ///     absolute URL string.
         ///   - response: The answer.
         public init(_ method: HTTPMethod, _ path: String, _ response: MockResponse) {
             self.method = method
@@ -204,8 +178,16 @@ extension MockPerformer {
         /// `GET /users/1`.
         public var description: String { "\(method) \(path)" }
 
+        /// Whether the route answers `request`: the same method, and the same path as written, a trailing `/`
+        /// included (`/alice/` answers `/alice/`, not `/alice`; `/` answers a URL with an empty path, which is sent
+        /// as `/`), or the same whole URL.
         func matches(_ request: any Request) -> Bool {
-            request.method == method && (request.url.path == path || request.url.absoluteString == path)
+            guard request.method == method else {
+                return false
+            }
+            // `URL.path` drops a trailing slash; `path(percentEncoded:)` keeps the path as written.
+            let requested = request.url.path(percentEncoded: false)
+            return (requested.isEmpty ? "/" : requested) == path || request.url.absoluteString == path
         }
     }
 
@@ -221,7 +203,7 @@ extension MockPerformer {
         public var description: String {
             let known = routes.isEmpty ? "none" : routes.map(\.description).joined(separator: ", ")
             return "MockPerformer has no route for \(request.method) \(request.url.absoluteString)"
-                + " (path \(request.url.path)); its routes: \(known)"
+                + " (path \(request.url.path(percentEncoded: false))); its routes: \(known)"
         }
     }
 }

@@ -35,7 +35,7 @@ public struct MockResponse: Sendable {
     }
 
     /// An answer whose body a stream (`stream`, `events`) receives as these separate chunks, in order; `perform`
-    /// gets them joined.
+    /// gets them joined. To script Server-Sent Events, reconnections and failures midway, use ``MockStream``.
     ///
     /// - Parameters:
     ///   - chunks: The pieces of the body.
@@ -46,17 +46,6 @@ public struct MockResponse: Sendable {
         var response = MockResponse(status: status, headers: headers, data: chunks.reduce(into: Data()) { $0 += $1 })
         response.chunks = chunks
         return response
-    }
-
-    /// A `text/event-stream` answer whose events a stream receives one chunk each: what `events` reads.
-    ///
-    /// - Parameters:
-    ///   - events: The events, each written as its `id:`, `event:`, `retry:` and `data:` fields and a blank line.
-    ///   - retry: A `retry:` field written first, in milliseconds, or `nil` for none.
-    /// - Returns: The answer.
-    public static func events(_ events: [ServerSentEvent], retry: Int? = nil) -> MockResponse {
-        let fields = (retry.map { ["retry: \($0)\n\n"] } ?? []) + events.map(MockStream.Connection.wireFormat(of:))
-        return chunks(fields.map { Data($0.utf8) }, headers: ["Content-Type": "text/event-stream"])
     }
 
     /// An answer whose body is JSON text, with `Content-Type: application/json`.

@@ -250,7 +250,7 @@ public final class MockStream: RequestPerforming {
                             status: connection.status, headers: connection.headers, data: body,
                             originalRequest: request, url: url))
                 })
-            return AnsweredCall()
+            return CompletedCall()
         }
 
         func stream(
@@ -267,7 +267,7 @@ public final class MockStream: RequestPerforming {
                     }
                     return ResponseStream(response: head, chunks: AsyncThrowingStream { try cursor.next() })
                 })
-            return AnsweredCall()
+            return CompletedCall()
         }
     }
 

@@ -1,8 +1,7 @@
 import Fetch
 import Foundation
 
-/// The failure of a request that no entry of a HAR file matches, from `MockPerformer(replaying:)` or a
-/// ``ReplayingPerformer``. It names the request, the closest recorded request, and how they differ:
+/// The failure of a request that no entry of a HAR file matches, from `MockPerformer(replaying:)`. It names the request, the closest recorded request, and how they differ:
 ///
 /// ```text
 /// No recorded answer in /fixtures/api.har for GET http://127.0.0.1/search?q=fetch&page=3; the closest recorded

@@ -54,6 +54,41 @@ public final class SpyPerformer: RequestPerforming {
         calls.filter(\.isPending)
     }
 
+    /// Waits for the next call this spy receives, made from any task or thread, and returns it.
+    ///
+    /// Each `nextCall` returns the first call that no earlier `nextCall` returned, in the order the calls were
+    /// made, so a call that arrived before the test began to wait is not missed:
+    ///
+    /// ```swift
+    /// let spy = SpyPerformer()
+    /// Task { try await UserAPI(performer: spy).user(id: 7) }
+    /// let call = try await spy.nextCall()
+    /// #expect(call.request.url.path == "/users/7")
+    /// call.complete(with: .json(#"{"id": 7, "name": "Ada"}"#))
+    /// ```
+    ///
+    /// - Parameter timeout: The longest wait. The default is 15 seconds.
+    /// - Returns: The call.
+    /// - Throws: ``CaptureTimeout`` when no new call arrives in time.
+    public func nextCall(timeout: Duration = .seconds(15)) async throws -> Call {
+        let index = recorded.cursor.withLock { cursor in
+            defer { cursor += 1 }
+            return cursor
+        }
+        do {
+            let calls = try await recorded.arrivals.wait(for: index + 1, timeout: timeout)
+            return calls[index]
+        } catch {
+            // Give the place back, so that the next wait returns the call this one did not get.
+            recorded.cursor.withLock { cursor in
+                if cursor == index + 1 {
+                    cursor = index
+                }
+            }
+            throw error
+        }
+    }
+
     /// Records the call and forwards it, or holds it pending when the spy forwards to no performer.
     ///
     /// - Parameters:
@@ -78,16 +113,6 @@ public final class SpyPerformer: RequestPerforming {
         for call in pendingCalls {
             call.complete(with: response)
         }
-    }
-
-    /// Completes every pending call, in the order they were made, with a response made of these parts.
-    ///
-    /// - Parameters:
-    ///   - status: The HTTP status code. The default is 200.
-    ///   - headers: The header fields. The default is none.
-    ///   - data: The body. The default is none.
-    public func complete(status: Int = 200, headers: HeaderFields = [:], data: Data? = nil) {
-        complete(with: MockResponse(status: status, headers: headers, data: data))
     }
 
     /// Fails every pending call, in the order they were made, as a transport failure would.
@@ -195,8 +220,15 @@ extension SpyPerformer {
 private final class Recorder: Sendable {
     let calls = Locked([SpyPerformer.Call]())
 
+    /// The same calls, for the tests that wait for them.
+    let arrivals = Captured<SpyPerformer.Call>()
+
+    /// The index of the call the next ``SpyPerformer/nextCall(timeout:)`` returns.
+    let cursor = Locked(0)
+
     func record(_ call: SpyPerformer.Call) {
         calls.withLock { $0.append(call) }
+        arrivals.capture(call)
     }
 }
 
@@ -211,7 +243,7 @@ private struct PendingTransport: Transport {
         // A request that cannot be built is never sent, as with `Session`: it fails at once and is not recorded.
         if case .failure(let error) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
             completion(.failure(error))
-            return AnsweredCall()
+            return CompletedCall()
         }
         let call = SpyPerformer.Call(request: request) { answer in
             completion(MockExchange.response(for: request) { _ in try answer.get() })

@@ -68,7 +68,7 @@ import Testing
 
     @Test func aRefusalEndsTheSequenceWithTheAPIError() async throws {
         let api = Fixtures.api(
-            MockPerformer(response: .json(#"{"error": true, "reason": "log in first"}"#, status: 401)))
+            MockPerformer { _ in .json(#"{"error": true, "reason": "log in first"}"#, status: 401) })
         await #expect(throws: APIError.self) {
             for try await _ in api.notifications(scheduler: TestScheduler()) {}
         }

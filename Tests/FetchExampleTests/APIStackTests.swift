@@ -127,7 +127,7 @@ import Testing
 
     @Test func aPurchaseOrderIsSentOnceEvenAfterA503() throws {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer(response: .json(#"{"error": true, "reason": "try later"}"#, status: 503)))
+            forwardingTo: MockPerformer { _ in .json(#"{"error": true, "reason": "try later"}"#, status: 503) })
         let purchase = Captured<Result<Purchase, any Error>>()
         Fixtures.api(spy).place(Fixtures.order(Fixtures.laptopStand, quantity: 1), completion: purchase.capture)
         #expect(throws: APIError(status: 503, reason: "try later")) { try purchase.value?.get() }

@@ -169,8 +169,8 @@ import Testing
     }
 
     @Test func aWrongPasswordBecomesTheServersReason() {
-        let mock = MockPerformer(
-            response: .json(#"{"error": true, "reason": "wrong username or password"}"#, status: 401))
+        let mock = MockPerformer { _ in .json(#"{"error": true, "reason": "wrong username or password"}"#, status: 401)
+        }
         let login = Captured<Result<SignedIn, any Error>>()
         Fixtures.api(mock).logIn(username: "ada", password: "wrong", completion: login.capture)
         #expect(throws: APIError(status: 401, reason: "wrong username or password")) { try login.value?.get() }
@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test func anErrorBodyOfAnotherShapeIsQuotedWhole() throws {
-        let mock = MockPerformer(status: 502, data: Data("<html>Bad gateway</html>".utf8))
+        let mock = MockPerformer { _ in MockResponse(status: 502, data: Data("<html>Bad gateway</html>".utf8)) }
         let employees = Captured<Result<[Employee], any Error>>()
         Fixtures.api(mock).employees(completion: employees.capture)
         let error = try #require(employees.value?.failure as? FetchError)
@@ -190,11 +190,12 @@ import Testing
     }
 
     @Test func readsAnnouncementsWithOrWithoutFractionalSeconds() throws {
-        let mock = MockPerformer(
-            response: .json(
+        let mock = MockPerformer { _ in
+            .json(
                 #"[{"id": 1, "title": "A", "body": "B", "publishedAt": "2026-11-23T09:00:00Z"},"#
                     + #"{"id": 2, "title": "C", "body": "D", "publishedAt": "2026-11-27T14:30:00.250Z"}]"#
-            ))
+            )
+        }
         let announcements = Captured<Result<[Announcement], any Error>>()
         Fixtures.api(mock).announcements(completion: announcements.capture)
         #expect(
@@ -204,38 +205,40 @@ import Testing
     }
 
     @Test func readsPricesAsExactCents() throws {
-        let mock = MockPerformer(response: .json(#"[{"id": 4, "name": "Headphones", "price": 299.99}]"#))
+        let mock = MockPerformer { _ in .json(#"[{"id": 4, "name": "Headphones", "price": 299.99}]"#) }
         let products = Captured<Result<[Product], any Error>>()
         Fixtures.api(mock).products(completion: products.capture)
         #expect(try products.value?.get().first?.price == Money(cents: 29_999))
     }
 
     @Test func readsAPurchaseWithoutADeliveryDate() throws {
-        let mock = MockPerformer(
-            response: .json(
+        let mock = MockPerformer { _ in
+            .json(
                 #"{"id": "PO-1003", "requestedBy": "5f0c6f64-3b8e-4c1a-9d7e-2a1b4c6d8e01", "total": 149.7,"#
                     + #""items": [{"productID": 1, "quantity": 3}], "orderedAt": "2026-11-30T09:00:00Z","#
                     + #""deliverBy": null, "status": "approved"}"#,
                 status: 201
-            ))
+            )
+        }
         let purchase = Captured<Result<Purchase, any Error>>()
         Fixtures.api(mock).place(Fixtures.order(Fixtures.laptopStand, quantity: 3), completion: purchase.capture)
         #expect(try purchase.value?.get().total == Money(cents: 14_970))
     }
 
     @Test func readsAUser() throws {
-        let mock = MockPerformer(
-            response: .json(
+        let mock = MockPerformer { _ in
+            .json(
                 #"{"id": "5f0c6f64-3b8e-4c1a-9d7e-2a1b4c6d8e01", "username": "ada", "name": "Ada Lovelace","#
                     + #""email": "ada@example.com", "department": "Engineering", "title": "Principal Engineer"}"#
-            ))
+            )
+        }
         let user = Captured<Result<User, any Error>>()
         Fixtures.api(mock).user(id: Fixtures.userID, completion: user.capture)
         #expect(try user.value?.get().name == "Ada Lovelace")
     }
 
     @Test func aListThatIsNotTheExpectedShapeSaysWhere() throws {
-        let mock = MockPerformer(response: .json(#"[{"id": 1, "name": "Ada"}]"#))
+        let mock = MockPerformer { _ in .json(#"[{"id": 1, "name": "Ada"}]"#) }
         let employees = Captured<Result<[Employee], any Error>>()
         Fixtures.api(mock).employees(completion: employees.capture)
         let error = try #require(employees.value?.failure as? FetchError)

@@ -27,7 +27,7 @@ import Testing
 
     @Test func aFailedLoginLoadsNothing() {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer(response: .json(#"{"error": true, "reason": "wrong password"}"#, status: 401)))
+            forwardingTo: MockPerformer { _ in .json(#"{"error": true, "reason": "wrong password"}"#, status: 401) })
         let delegate = DelegateSpy()
         let viewModel = DashboardViewModel(api: Fixtures.api(spy))
         viewModel.delegate = delegate

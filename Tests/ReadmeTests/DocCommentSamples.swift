@@ -103,17 +103,33 @@ enum EmptyResponseSample {
 
 enum ErrorParsingSample {
     enum APIError: Error {
-        case notLoggedIn
+        case notLoggedIn(challenge: String?)
     }
 
     // DOC-BEGIN
     struct APIErrorParser: ErrorParsing {
-        func parseError(from data: Data?, status: Int) -> (any Error)? {
-            status == 401 ? APIError.notLoggedIn : nil
+        func parseError(from response: Response) -> (any Error)? {
+            guard response.status == 401 else { return nil }
+            return APIError.notLoggedIn(challenge: response.headers["WWW-Authenticate"])
         }
     }
     // DOC-END
 }
+
+/// The fixture of ``Response/requireSuccess(errorParser:)``'s sample: a format of your own, read from XML.
+struct Feed: Sendable {
+    init(xml: Data) throws {}
+}
+
+// DOC-BEGIN
+extension Feed: Parsable {
+    static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Feed, any Error> {
+        response.requireSuccess(errorParser: errorParser).flatMap { response in
+            Result { try Feed(xml: response.data ?? Data()) }
+        }
+    }
+}
+// DOC-END
 
 enum DecodableErrorParserSample {
     typealias User = DocFixtures.User
@@ -397,15 +413,6 @@ enum MultipartBodySample {
     }
 }
 
-enum RedactionSample {
-    static func sample() {
-        // DOC-BEGIN
-        let redaction = Redaction(adding: ["X-API-Key"])  // also hides Authorization, Cookie, …
-        // DOC-END
-        _ = redaction
-    }
-}
-
 enum BearerAuthenticatorSample {
     struct TokenResponse: Decodable, Parsable {
         let token: String
@@ -516,7 +523,7 @@ enum CapturedSample {
     static func sample() throws {
         // DOC-BEGIN
         let user = Captured<Result<User, any Error>>()
-        MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).perform(GetUser(id: 1), completion: user.capture)
+        MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.perform(GetUser(id: 1), completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
         // DOC-END
     }
@@ -536,7 +543,7 @@ enum MockPerformerSample {
 
     static func sample() throws {
         // DOC-BEGIN
-        let mock = MockPerformer(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8))
+        let mock = MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"id":1,"name":"Ada"}"#.utf8)) }
         let result = Captured<Result<User, any Error>>()
         mock.perform(GetUser(id: 1), completion: result.capture)
         #expect(try result.value?.get().name == "Ada")
@@ -563,6 +570,25 @@ enum SpyPerformerSample {
         #expect(spy.requests.last?.url.path == "/users/7")
         // DOC-END
     }
+
+    struct AsyncUserAPI: Sendable {
+        let performer: any RequestPerforming
+
+        func user(id: Int) async throws -> User {
+            try await performer.perform(GetUser(id: id))
+        }
+    }
+
+    static func nextCallSample() async throws {
+        typealias UserAPI = AsyncUserAPI
+        // DOC-BEGIN
+        let spy = SpyPerformer()
+        Task { try await UserAPI(performer: spy).user(id: 7) }
+        let call = try await spy.nextCall()
+        #expect(call.request.url.path == "/users/7")
+        call.complete(with: .json(#"{"id": 7, "name": "Ada"}"#))
+        // DOC-END
+    }
 }
 
 enum TestSchedulerSample {
@@ -580,10 +606,10 @@ enum TestSchedulerSample {
 
 // MARK: - Recording and replay
 
-enum HARRedactionSample {
-    static func sample() -> HARRedaction {
+enum RedactionSample {
+    static func sample() -> Redaction {
         // DOC-BEGIN
-        let redaction: HARRedaction = [.header("X-Session"), .queryItem("api_key")]
+        let redaction: Redaction = ["X-Session", "api_key"]
         // DOC-END
         return redaction
     }
@@ -607,7 +633,7 @@ enum RecordingSample {
 
     static func sample(session: Session) async throws -> User {
         // DOC-BEGIN
-        let recorded = try session.with(.record(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")]))
+        let recorded = try session.with(.record(to: URL(fileURLWithPath: "api.har"), redacting: ["X-Session"]))
         let user: User = try await recorded.perform(GetUser(id: 1))
         // DOC-END
         return user
@@ -635,19 +661,6 @@ enum MockPerformerReplaySample {
         let user: User = try await mock.perform(GetUser(id: 1))
         // DOC-END
         return user
-    }
-}
-
-enum ReplayingPerformerSample {
-    static func sample(fixtures: URL) throws -> ReplayingPerformer {
-        // DOC-BEGIN
-        let performer = try ReplayingPerformer(
-            harFile: fixtures.appendingPathComponent("api.har"),
-            mode: ProcessInfo.processInfo.environment["RECORD"] == nil ? .once : .record,
-            live: Session(configuration: .ephemeral)
-        )
-        // DOC-END
-        return performer
     }
 }
 

@@ -12,7 +12,7 @@ import Testing
 
 func recordSample(session: any RequestPerforming, file: URL) async throws {
     // README-BEGIN
-    let recorded = try session.with(.record(to: file, redacting: [.header("X-API-Key"), .queryItem("api_key")]))
+    let recorded = try session.with(.record(to: file, redacting: ["X-API-Key", "api_key"]))
     let user: User = try await recorded.perform(GetUser(baseURL: baseURL, id: 7))  // one entry in the file
     // README-END
     _ = user
@@ -27,13 +27,12 @@ func replaySample(fixture: URL) throws {
     // README-END
 }
 
-func onceSample(fixture: URL) throws -> ReplayingPerformer {
+func refreshSample(fixture: URL) throws -> any RequestPerforming {
     // README-BEGIN
-    let performer = try ReplayingPerformer(
-        harFile: fixture,
-        mode: ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == nil ? .once : .record,
-        live: Session(configuration: .ephemeral)
-    )
+    let performer: any RequestPerforming =
+        ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == nil
+        ? try MockPerformer(replaying: fixture)
+        : try Session().with(.record(to: fixture))
     // README-END
     return performer
 }
@@ -45,7 +44,7 @@ func onceSample(fixture: URL) throws -> ReplayingPerformer {
         defer { try? FileManager.default.removeItem(at: directory) }  // a temporary directory left over is harmless
         let file = directory.appending(path: "api.har")
 
-        try await recordSample(session: MockPerformer(response: .json(#"{"id": 7, "name": "Ada"}"#)), file: file)
+        try await recordSample(session: MockPerformer { _ in .json(#"{"id": 7, "name": "Ada"}"#) }, file: file)
         #expect(try HAR(contentsOf: file).log.entries.map(\.request.url) == ["https://api.example.com/users/7"])
         try replaySample(fixture: file)
     }

@@ -35,7 +35,7 @@ func chainSample(session: Session, tokens: BearerAuthenticator) async throws {
     let spy = SpyPerformer()
     let user = Captured<Result<User, any Error>>()
     spy.with(.retry(scheduler: TestScheduler())).perform(GetUser(baseURL: baseURL, id: 1), completion: user.capture)
-    spy.complete(status: 503)
+    spy.complete(with: MockResponse(status: 503))
     #expect(spy.requests.count == 2)
     spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
     #expect(try user.value?.get().name == "Ada")

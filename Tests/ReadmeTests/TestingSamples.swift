@@ -20,7 +20,7 @@ struct UserAPI {
 }
 
 @Test func readsTheUser() throws {
-    let mock = MockPerformer(response: .json(#"{"id": 7, "name": "Ada"}"#))
+    let mock = MockPerformer { _ in .json(#"{"id": 7, "name": "Ada"}"#) }
     let user = Captured<Result<User, any Error>>()
     UserAPI(baseURL: baseURL, performer: mock).user(id: 7, completion: user.capture)
     #expect(try user.value?.get().name == "Ada")

@@ -33,7 +33,7 @@ struct TestingYourAPIClientArticle {
 
     // DOC-BEGIN
     @Test func readsTheUser() throws {
-        let mock = MockPerformer(response: .json(#"{"id": 7, "name": "Ada"}"#))
+        let mock = MockPerformer { _ in .json(#"{"id": 7, "name": "Ada"}"#) }
         let user = Captured<Result<User, any Error>>()
         UserAPI(baseURL: baseURL, performer: mock).user(id: 7, completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
@@ -74,7 +74,7 @@ struct TestingYourAPIClientArticle {
         let api = UserAPI(baseURL: baseURL, performer: spy.with(.retry(policy, scheduler: scheduler)))
         api.user(id: 1, completion: user.capture)
 
-        spy.complete(status: 503)
+        spy.complete(with: MockResponse(status: 503))
         spy.complete(with: .json(#"{"id": 1, "name": "Ada"}"#))
         #expect(try user.value?.get().name == "Ada")
         #expect(scheduler.delays == [0.5])
@@ -93,7 +93,7 @@ struct TestingYourAPIClientArticle {
     // DOC-BEGIN
     @Test func readsTheRecordedUser() throws {
         let fixture = FileManager.default.temporaryDirectory.appendingPathComponent("users-\(UUID()).har")
-        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).with(.record(to: fixture))
+        let recorded = try MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.with(.record(to: fixture))
         recorded.perform(GetUser(baseURL: baseURL, id: 1)) { (_: Result<User, any Error>) in }
 
         let user = Captured<Result<User, any Error>>()

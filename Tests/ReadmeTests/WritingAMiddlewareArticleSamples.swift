@@ -97,10 +97,10 @@ struct WritingAMiddlewareArticle {
         let api = spy.with(RetryOnceOn503(delay: 2, scheduler: scheduler))
         api.perform(APIRequest(baseURL), completion: answer.capture)
 
-        spy.complete(status: 503)
+        spy.complete(with: MockResponse(status: 503))
         #expect(spy.requests.count == 2)
         #expect(scheduler.delays == [2])
-        spy.complete(status: 200)
+        spy.complete(with: MockResponse(status: 200))
         #expect(try answer.value?.get().status == 200)
     }
 
@@ -111,7 +111,7 @@ struct WritingAMiddlewareArticle {
         let api = spy.with(RetryOnceOn503(delay: 2, scheduler: scheduler))
         let call = api.perform(APIRequest(baseURL), completion: answer.capture)
 
-        spy.complete(status: 503)
+        spy.complete(with: MockResponse(status: 503))
         call.cancel()
         scheduler.advance(by: 2)
         #expect(spy.requests.count == 1)

@@ -56,7 +56,7 @@ public enum FetchError: Error, Sendable {
 
     /// A downloaded file failed its check and was not moved into place: its length differs from the total the
     /// server announced, or its SHA-256 from the expected one. The string says which.
-    case integrityCheckFailed(url: URL, reason: String)
+    case integrityCheckFailed(url: URL, reason: String, request: (any Request)? = nil)
 
     /// A streamed response that should be a Server-Sent Events stream is not: its `Content-Type` is not
     /// `text/event-stream`. The response's body is not read.
@@ -125,8 +125,9 @@ extension FetchError: CustomStringConvertible {
         case .credentialRefreshFailed(let error, let response):
             return
                 "\(ErrorText.exchange(response)), and refreshing the credentials failed: \(ErrorText.describe(error))"
-        case .integrityCheckFailed(let url, let reason):
-            return "The download of \(url.absoluteString) failed its check, so it was not kept: \(reason)"
+        case .integrityCheckFailed(let url, let reason, let request):
+            let download = request.map(ErrorText.target) ?? "The download of \(ErrorText.url(url))"
+            return "\(download) failed its check, so the file was not kept: \(reason)"
         case .notEventStream(let response):
             let type = response.headers["Content-Type"].map { "Content-Type \($0)" } ?? "no Content-Type"
             return "\(ErrorText.exchange(response)) with \(type), not a text/event-stream of Server-Sent Events"
@@ -153,12 +154,33 @@ extension FetchError: LocalizedError {
 }
 
 extension FetchError {
+    /// The request this error is about: the one it names, or the one its response answers. `nil` only for an
+    /// error made outside a call, before any request was known (``invalidRequest(_:)`` names its request in its
+    /// text, ``eventDecoding(_:_:)`` its event).
+    public var request: (any Request)? {
+        switch self {
+        case .encoding(_, let request), .transport(_, let request), .timedOut(let request, _),
+            .cancelled(let request), .notHTTPResponse(let request), .redirectRefused(_, _, _, let request),
+            .responseTooLarge(_, let request), .lineTooLong(_, let request), .integrityCheckFailed(_, _, let request):
+            return request
+        case .attemptsExhausted(_, let lastError, let request):
+            return request ?? (lastError as? FetchError)?.request
+        case .unacceptableStatus(let response), .decoding(_, let response), .credentialRefreshFailed(_, let response),
+            .notEventStream(let response):
+            return response.originalRequest
+        case .invalidRequest, .eventDecoding:
+            return nil
+        }
+    }
+}
+
+extension FetchError {
     /// This error with `request` in the cases that name none yet, inside ``attemptsExhausted(attempts:lastError:request:)``
     /// too: what the pipeline does to every error it delivers, so that each names the caller's request.
     ///
     /// - Parameter request: The request to name.
     /// - Returns: The error, naming a request.
-    public func naming(_ request: any Request) -> FetchError {
+    package func naming(_ request: any Request) -> FetchError {
         switch self {
         case .encoding(let error, nil):
             .encoding(error, request: request)
@@ -176,6 +198,8 @@ extension FetchError {
             .lineTooLong(limit: limit, request: request)
         case .redirectRefused(let from, let to, let reason, nil):
             .redirectRefused(from: from, to: to, reason: reason, request: request)
+        case .integrityCheckFailed(let url, let reason, nil):
+            .integrityCheckFailed(url: url, reason: reason, request: request)
         case .attemptsExhausted(let attempts, let lastError, let named):
             .attemptsExhausted(
                 attempts: attempts, lastError: (lastError as? FetchError)?.naming(request) ?? lastError,
@@ -228,7 +252,7 @@ package enum ErrorText {
     }
 
     /// How much of a body an error message quotes.
-    package static let bodyPreviewLimit = 1024
+    static let bodyPreviewLimit = 1024
 
     /// `GET http://host/path → 404 Not Found`, with the final URL when the request was redirected.
     package static func exchange(_ response: Response) -> String {

@@ -37,7 +37,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
     public static let connect = HTTPMethod(rawValue: "CONNECT")
 
     /// Whether the method is *safe* (read-only) in the sense of RFC 9110 §9.2.1: `GET`, `HEAD`, `OPTIONS`, `TRACE`.
-    public var isSafe: Bool {
+    package var isSafe: Bool {
         switch self {
         case .get, .head, .options, .trace: true
         default: false
@@ -46,7 +46,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
 
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2): the safe methods,
     /// `PUT` and `DELETE`.
-    public var isIdempotent: Bool {
+    package var isIdempotent: Bool {
         isSafe || self == .put || self == .delete
     }
 }

@@ -9,7 +9,7 @@ package enum HTTPStatus {
     }
 
     /// The IANA-registered reason phrase of a status code, or `nil` for an unregistered one.
-    package static func reasonPhrase(_ status: Int) -> String? {
+    static func reasonPhrase(_ status: Int) -> String? {
         switch status {
         case 100: "Continue"
         case 101: "Switching Protocols"

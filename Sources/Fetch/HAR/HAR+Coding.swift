@@ -2,13 +2,13 @@ import Foundation
 
 extension HAR {
     /// The HAR versions Fetch reads. It writes 1.2.
-    public static let readableVersions: Set<String> = ["1.1", "1.2"]
+    package static let readableVersions: Set<String> = ["1.1", "1.2"]
 
     /// Reads an archive from a file, checking every field HAR 1.2 requires.
     ///
     /// - Parameter file: The file.
     /// - Throws: ``HARError`` naming the file and the JSON path of the first problem.
-    public init(contentsOf file: URL) throws {
+    package init(contentsOf file: URL) throws {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -27,7 +27,7 @@ extension HAR {
     /// - Parameter data: The JSON text.
     /// - Throws: ``HARError`` naming the JSON path of the first problem, such as
     ///   `log.entries[3].response.status`.
-    public init(data: Data) throws {
+    package init(data: Data) throws {
         guard !data.isEmpty else {
             throw HARError(file: nil, path: "", reason: "is empty, not a HAR archive")
         }
@@ -44,7 +44,7 @@ extension HAR {
     ///
     /// - Returns: The JSON.
     /// - Throws: `EncodingError` for a number that JSON cannot hold (infinity or NaN in a timing).
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
@@ -90,9 +90,9 @@ extension HAR.Content {
 }
 
 /// How bodies are stored in HAR: as text, or as base64 text.
-package enum HARBody {
+enum HARBody {
     /// The bytes of a stored body.
-    package static func bytes(text: String?, encoding: String?, at path: String, encodingKey: String) throws -> Data {
+    static func bytes(text: String?, encoding: String?, at path: String, encodingKey: String) throws -> Data {
         guard let text else {
             return Data()
         }

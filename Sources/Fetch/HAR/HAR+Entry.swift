@@ -2,37 +2,37 @@ import Foundation
 
 extension HAR {
     /// One exchange: a request, its response, and when and how long it took.
-    public struct Entry: Codable, Sendable, Equatable {
+    package struct Entry: Codable, Sendable, Equatable {
         /// The page this entry belongs to, in a browser's recording.
-        public var pageref: String?
+        package var pageref: String?
 
         /// When the request started, to the millisecond. Written in ISO 8601 with fractional seconds and a time
         /// zone: `2026-11-30T08:42:12.345Z`.
-        public var startedDateTime: Date
+        package var startedDateTime: Date
 
         /// The whole exchange's duration in milliseconds: the sum of the ``timings`` that apply.
-        public var time: Double
+        package var time: Double
 
         /// The request.
-        public var request: SentRequest
+        package var request: SentRequest
 
         /// The response.
-        public var response: ReceivedResponse
+        package var response: ReceivedResponse
 
         /// What a cache held. Fetch leaves it empty.
-        public var cache: Cache
+        package var cache: Cache
 
         /// How long each phase took.
-        public var timings: Timings
+        package var timings: Timings
 
         /// The IP address of the server, when known.
-        public var serverIPAddress: String?
+        package var serverIPAddress: String?
 
         /// An identifier of the connection, when known.
-        public var connection: String?
+        package var connection: String?
 
         /// A comment.
-        public var comment: String?
+        package var comment: String?
 
         /// Creates an entry.
         ///
@@ -41,7 +41,7 @@ extension HAR {
         ///   - request: The request.
         ///   - response: The response.
         ///   - timings: How long each phase took; the entry's ``time`` is their sum.
-        public init(startedDateTime: Date, request: SentRequest, response: ReceivedResponse, timings: Timings) {
+        package init(startedDateTime: Date, request: SentRequest, response: ReceivedResponse, timings: Timings) {
             self.startedDateTime = ISO8601Milliseconds.rounded(startedDateTime)
             self.time = timings.total
             self.request = request
@@ -59,7 +59,7 @@ extension HAR {
         ///
         /// - Parameter decoder: The decoder.
         /// - Throws: `DecodingError` for a missing field, a field of the wrong type or a date that is not ISO 8601.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             pageref = try container.decodeIfPresent(String.self, forKey: .pageref)
             let started = try container.decode(String.self, forKey: .startedDateTime)
@@ -85,7 +85,7 @@ extension HAR {
         ///
         /// - Parameter encoder: The encoder.
         /// - Throws: The encoder's errors.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(pageref, forKey: .pageref)
             try container.encode(ISO8601Milliseconds.string(from: startedDateTime), forKey: .startedDateTime)
@@ -101,36 +101,36 @@ extension HAR {
     }
 
     /// The request of an entry.
-    public struct SentRequest: Codable, Sendable, Equatable {
+    package struct SentRequest: Codable, Sendable, Equatable {
         /// The method, such as `GET`.
-        public var method: String
+        package var method: String
 
         /// The absolute URL, with its query.
-        public var url: String
+        package var url: String
 
         /// The protocol version, such as `HTTP/1.1`.
-        public var httpVersion: String
+        package var httpVersion: String
 
         /// The cookies sent, from the `Cookie` header.
-        public var cookies: [Cookie]
+        package var cookies: [Cookie]
 
         /// The header fields sent.
-        public var headers: [Field]
+        package var headers: [Field]
 
         /// The URL's query parameters, decoded.
-        public var queryString: [Field]
+        package var queryString: [Field]
 
         /// The body, if there was one.
-        public var postData: PostData?
+        package var postData: PostData?
 
         /// The size of the request line and headers in bytes, or -1 when not known.
-        public var headersSize: Int
+        package var headersSize: Int
 
         /// The size of the body in bytes: 0 for none, -1 when not known.
-        public var bodySize: Int
+        package var bodySize: Int
 
         /// A comment.
-        public var comment: String?
+        package var comment: String?
 
         /// Creates a request.
         ///
@@ -143,7 +143,7 @@ extension HAR {
         ///   - queryString: The query parameters. The default is none.
         ///   - postData: The body. The default is none.
         ///   - bodySize: The body's size in bytes. The default is 0.
-        public init(
+        package init(
             method: String,
             url: String,
             httpVersion: String = "HTTP/1.1",
@@ -166,36 +166,36 @@ extension HAR {
     }
 
     /// The response of an entry.
-    public struct ReceivedResponse: Codable, Sendable, Equatable {
+    package struct ReceivedResponse: Codable, Sendable, Equatable {
         /// The status code, such as 200.
-        public var status: Int
+        package var status: Int
 
         /// The reason phrase, such as `OK`.
-        public var statusText: String
+        package var statusText: String
 
         /// The protocol version, such as `HTTP/1.1`.
-        public var httpVersion: String
+        package var httpVersion: String
 
         /// The cookies set, from the `Set-Cookie` headers.
-        public var cookies: [Cookie]
+        package var cookies: [Cookie]
 
         /// The header fields received.
-        public var headers: [Field]
+        package var headers: [Field]
 
         /// The body.
-        public var content: Content
+        package var content: Content
 
         /// The target of a redirect (the `Location` header), or `""`.
-        public var redirectURL: String
+        package var redirectURL: String
 
         /// The size of the status line and headers in bytes, or -1 when not known.
-        public var headersSize: Int
+        package var headersSize: Int
 
         /// The size of the body as transferred in bytes, or -1 when not known.
-        public var bodySize: Int
+        package var bodySize: Int
 
         /// A comment.
-        public var comment: String?
+        package var comment: String?
 
         /// Creates a response.
         ///
@@ -207,7 +207,7 @@ extension HAR {
         ///   - headers: The header fields. The default is none.
         ///   - content: The body.
         ///   - redirectURL: The redirect's target. The default is `""`.
-        public init(
+        package init(
             status: Int,
             statusText: String,
             httpVersion: String = "HTTP/1.1",
@@ -230,17 +230,17 @@ extension HAR {
 }
 
 /// ISO 8601 dates with milliseconds, as HAR writes them: `2026-11-30T08:42:12.345Z`.
-package enum ISO8601Milliseconds {
+enum ISO8601Milliseconds {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let wholeSeconds = Date.ISO8601FormatStyle()
 
     /// `date` to the nearest millisecond.
-    package static func rounded(_ date: Date) -> Date {
+    static func rounded(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 
     /// `2026-11-30T08:42:12.345Z`, always with three digits of fraction.
-    package static func string(from date: Date) -> String {
+    static func string(from date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
         // Floor division, so that dates before 1970 keep a fraction in 0...999.
@@ -251,7 +251,7 @@ package enum ISO8601Milliseconds {
     }
 
     /// The date of an ISO 8601 date and time with a time zone, with or without a fraction; `nil` for other text.
-    package static func date(from text: String) -> Date? {
+    static func date(from text: String) -> Date? {
         guard text.count >= 20, text.contains("T") else {
             return nil
         }

@@ -6,10 +6,10 @@ import Foundation
 
 extension HAR.Entry {
     /// How many bytes of a multipart request body an entry keeps by default: 64 KiB.
-    public static let defaultMultipartLimit = 65_536
+    package static let defaultMultipartLimit = 65_536
 
     /// Records an exchange: the request as it was sent, the response as it came, with the secrets that
-    /// `redaction` names (and those always redacted: see ``HARRedaction``) replaced by `REDACTED` everywhere in the
+    /// `redaction` names (and those always redacted: see ``Redaction``) replaced by `REDACTED` everywhere in the
     /// entry.
     ///
     /// Bodies of text (`text/*`, JSON, XML, forms) that are UTF-8 are stored as text, other bodies as base64 with
@@ -29,12 +29,12 @@ extension HAR.Entry {
     ///   - redaction: Which secrets to keep out besides those always redacted. The default adds none.
     ///   - multipartLimit: How many bytes of a multipart body to keep. The default is
     ///     ``defaultMultipartLimit``.
-    public init(
+    package init(
         request: URLRequest,
         response: Response,
         startedDateTime: Date,
         timings: HAR.Timings,
-        redaction: HARRedaction = .default,
+        redaction: Redaction = .default,
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) {
         let url = request.url ?? response.originalRequest.url
@@ -114,12 +114,12 @@ extension HAR.Entry {
     ///   - redaction: Which secrets to keep out besides those always redacted. The default adds none.
     ///   - multipartLimit: How many bytes of a multipart body to keep.
     /// - Throws: What ``Request/makeURLRequest()`` throws.
-    public init(
+    package init(
         request: any Request,
         response: Response,
         startedDateTime: Date,
         timings: HAR.Timings,
-        redaction: HARRedaction = .default,
+        redaction: Redaction = .default,
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) throws {
         self.init(
@@ -127,19 +127,19 @@ extension HAR.Entry {
             timings: timings, redaction: redaction, multipartLimit: multipartLimit)
     }
 
-    private static func value(of header: (name: String, value: String), _ redaction: HARRedaction) -> String {
-        redaction.redactsHeader(header.name) ? HARRedaction.placeholder : header.value
+    private static func value(of header: (name: String, value: String), _ redaction: Redaction) -> String {
+        redaction.redactsHeader(header.name) ? Redaction.placeholder : header.value
     }
 
-    private static func queryString(of url: URL, _ redaction: HARRedaction) -> [HAR.Field] {
+    private static func queryString(of url: URL, _ redaction: Redaction) -> [HAR.Field] {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
         return items.map { item in
-            let value = redaction.redactsQueryItem(item.name) ? HARRedaction.placeholder : item.value ?? ""
+            let value = redaction.redactsQueryItem(item.name) ? Redaction.placeholder : item.value ?? ""
             return HAR.Field(name: item.name, value: value)
         }
     }
 
-    private static func redirectURL(_ location: String, from url: URL, _ redaction: HARRedaction) -> String {
+    private static func redirectURL(_ location: String, from url: URL, _ redaction: Redaction) -> String {
         guard let target = URL(string: location, relativeTo: url) else {
             return location
         }
@@ -147,7 +147,7 @@ extension HAR.Entry {
     }
 
     /// A form body with the values of redacted fields replaced; any other body as it is.
-    private static func redactingForm(_ body: Data, contentType: String?, _ redaction: HARRedaction) -> Data {
+    private static func redactingForm(_ body: Data, contentType: String?, _ redaction: Redaction) -> Data {
         guard HARMediaType.isForm(contentType), !redaction.queryItems.isEmpty else {
             return body
         }
@@ -156,14 +156,14 @@ extension HAR.Entry {
             return body
         }
         let redacted = fields.map { field in
-            (name: field.name, value: redaction.redactsQueryItem(field.name) ? HARRedaction.placeholder : field.value)
+            (name: field.name, value: redaction.redactsQueryItem(field.name) ? Redaction.placeholder : field.value)
         }
         return Data(PercentEncoding.form(redacted).utf8)
     }
 
     /// The entry with every secret `scrubber` knows replaced, in its bodies too (text bodies; sizes follow): for
     /// secrets learnt after the entry was made, such as a token a later call sends.
-    package func scrubbed(with scrubber: HARScrubber) -> HAR.Entry {
+    func scrubbed(with scrubber: HARScrubber) -> HAR.Entry {
         var entry = self
         entry.scrub(with: scrubber)
         if entry.request.postData?.encoding == nil, let text = entry.request.postData?.text {
@@ -197,7 +197,7 @@ extension HAR.Entry {
 /// A cookie whose value is replaced: cookies travel in `Cookie` and `Set-Cookie`, which are always redacted.
 private func redacted(_ cookie: HAR.Cookie) -> HAR.Cookie {
     var cookie = cookie
-    cookie.value = HARRedaction.placeholder
+    cookie.value = Redaction.placeholder
     return cookie
 }
 
@@ -233,13 +233,13 @@ private struct HARBodyStorage {
 /// What a `Content-Type` says about how to store a body.
 package enum HARMediaType {
     /// The media type alone, lowercased: `application/json` for `application/json; charset=utf-8`.
-    package static func essence(_ contentType: String?) -> String {
+    static func essence(_ contentType: String?) -> String {
         let type = contentType?.split(separator: ";", maxSplits: 1).first ?? ""
         return type.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
     /// Text, JSON, XML, JavaScript and forms: bodies a person reads.
-    package static func isText(_ contentType: String?) -> Bool {
+    static func isText(_ contentType: String?) -> Bool {
         let type = essence(contentType)
         return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
             || [
@@ -249,7 +249,7 @@ package enum HARMediaType {
     }
 
     /// `application/json` and `*/*+json`.
-    package static func isJSON(_ contentType: String?) -> Bool {
+    static func isJSON(_ contentType: String?) -> Bool {
         let type = essence(contentType)
         return type == "application/json" || type.hasSuffix("+json")
     }

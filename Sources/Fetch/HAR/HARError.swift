@@ -23,7 +23,7 @@ public struct HARError: Error, Sendable, Equatable {
     ///   - file: The file, if any.
     ///   - path: The JSON path of the problem, or `""` for the whole file.
     ///   - reason: What is wrong.
-    public init(file: URL?, path: String, reason: String) {
+    package init(file: URL?, path: String, reason: String) {
         self.file = file
         self.path = path
         self.reason = reason

@@ -22,9 +22,9 @@ import Foundation
 ///
 /// Each entry is encoded once, when it is appended; a write joins the encoded entries. Keep one writer per file:
 /// two writers of the same file each write their own archive, and the last write wins.
-public final class HARWriter: Sendable {
+package final class HARWriter: Sendable {
     /// The file written.
-    public let file: URL
+    package let file: URL
 
     /// An entry waiting to be written, and the thread that appended it, waiting for the write.
     private struct Pending: Sendable {
@@ -63,7 +63,7 @@ public final class HARWriter: Sendable {
     ///     first append. The default is `false`: add to the file's archive.
     /// - Throws: ``HARError`` when the file exists but is not a HAR archive, naming the JSON path of the problem:
     ///   Fetch does not write over a file it cannot read, unless told to start over.
-    public init(file: URL, creator: HAR.Creator = .fetch, startingOver: Bool = false) throws {
+    package init(file: URL, creator: HAR.Creator = .fetch, startingOver: Bool = false) throws {
         self.file = file
         let archive = (startingOver ? nil : try Self.existingArchive(at: file)) ?? HAR(creator: creator)
         let encoded: [Data]
@@ -76,7 +76,7 @@ public final class HARWriter: Sendable {
     }
 
     /// The archive as last written.
-    public var archive: HAR {
+    package var archive: HAR {
         state.withLock { $0.archive }
     }
 
@@ -85,7 +85,7 @@ public final class HARWriter: Sendable {
     /// - Parameter entry: The entry.
     /// - Throws: ``HARError`` when the entry cannot be encoded or the file cannot be written; the entry is then not
     ///   kept either, so the archive stays what the file holds.
-    public func append(_ entry: HAR.Entry) throws {
+    package func append(_ entry: HAR.Entry) throws {
         try append(entry, scrubbing: [])
     }
 

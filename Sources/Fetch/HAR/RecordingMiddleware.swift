@@ -5,7 +5,7 @@ extension Middleware where Self == RecordingMiddleware {
     /// developer tools, Charles and Proxyman open, and that FetchTesting's `MockPerformer(replaying:)` answers from.
     ///
     /// ```swift
-    /// let recorded = try session.with(.record(to: URL(fileURLWithPath: "api.har"), redacting: [.header("X-Session")]))
+    /// let recorded = try session.with(.record(to: URL(fileURLWithPath: "api.har"), redacting: ["X-Session"]))
     /// let user: User = try await recorded.perform(GetUser(id: 1))
     /// ```
     ///
@@ -18,7 +18,7 @@ extension Middleware where Self == RecordingMiddleware {
     ///
     /// - Parameters:
     ///   - harFile: The archive to record into: appended to when it exists, created otherwise.
-    ///   - redaction: The secrets kept out of the file besides those always kept out (see ``HARRedaction``:
+    ///   - redaction: The secrets kept out of the file besides those always kept out (see ``Redaction``:
     ///     credential headers, and headers, query parameters, form fields and JSON keys whose name contains
     ///     `token`, `secret` or `password`). The default adds none.
     ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
@@ -27,8 +27,8 @@ extension Middleware where Self == RecordingMiddleware {
     /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive.
     public static func record(
         to harFile: URL,
-        redacting redaction: HARRedaction = .default,
-        multipartLimit: Int = HAR.Entry.defaultMultipartLimit
+        redacting redaction: Redaction = .default,
+        multipartLimit: Int = 65_536
     ) throws -> RecordingMiddleware {
         RecordingMiddleware(writer: try HARWriter(file: harFile), redaction: redaction, multipartLimit: multipartLimit)
     }
@@ -38,7 +38,7 @@ extension Middleware where Self == RecordingMiddleware {
 /// ``Middleware/record(to:redacting:multipartLimit:)``.
 public struct RecordingMiddleware: Middleware {
     let writer: HARWriter
-    let redaction: HARRedaction
+    let redaction: Redaction
     let multipartLimit: Int
 
     /// Passes `request` on through `next`, and records its response before answering.
@@ -55,9 +55,9 @@ public struct RecordingMiddleware: Middleware {
 }
 
 /// Passes a call on and, once it has a response, makes its HAR entry and hands it to `keep` before the call
-/// completes: what the recording middleware and FetchTesting's `ReplayingPerformer` share.
+/// completes: what the recording middleware uses.
 package struct HARRecorder: Sendable {
-    let redaction: HARRedaction
+    let redaction: Redaction
     let multipartLimit: Int
     /// Keeps an entry (writes it, adds it to an archive); an error it throws fails the call, so that a fixture
     /// never silently misses an exchange.
@@ -68,7 +68,7 @@ package struct HARRecorder: Sendable {
     ///   - multipartLimit: How many bytes of a multipart request body an entry stores.
     ///   - keep: What to do with each entry, given it and the request it records.
     package init(
-        redaction: HARRedaction,
+        redaction: Redaction,
         multipartLimit: Int,
         keep: @escaping @Sendable (HAR.Entry, _ request: any Request) throws -> Void
     ) {

@@ -10,6 +10,6 @@ extension Data: Parsable {
     ///   - errorParser: The object that turns an error body into an error, or `nil`.
     /// - Returns: The body, or the error for a status outside 2xx.
     public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
-        Parsing.requireSuccess(response, errorParser: errorParser).map { $0.data ?? Data() }
+        response.requireSuccess(errorParser: errorParser).map { $0.data ?? Data() }
     }
 }

@@ -20,6 +20,6 @@ extension EmptyResponse: Parsable {
     ///   - errorParser: The object that turns an error body into an error, or `nil`.
     /// - Returns: An `EmptyResponse`, or the error for a status outside 2xx.
     public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
-        Parsing.requireSuccess(response, errorParser: errorParser).map { _ in EmptyResponse() }
+        response.requireSuccess(errorParser: errorParser).map { _ in EmptyResponse() }
     }
 }

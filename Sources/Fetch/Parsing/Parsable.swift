@@ -14,7 +14,8 @@ import Foundation
 ///
 /// Fetch also ships conformances for `Data`, `String`, ``Response`` (the raw response, any status),
 /// ``EmptyResponse`` and arrays of `Decodable` models. Implement ``parse(response:errorParser:)`` yourself for any
-/// other format.
+/// other format, and begin with ``Response/requireSuccess(errorParser:)``: a status outside 2xx is then the error
+/// parser's error, as for Fetch's own conformances, not a value read from an error page.
 public protocol Parsable: Sendable {
     /// Reads a value from a response.
     ///
@@ -57,7 +58,7 @@ extension Parsable where Self: Decodable {
     /// - Returns: The decoded value; the error parser's error or ``FetchError/unacceptableStatus(_:)`` for a
     ///   status outside 2xx; ``FetchError/decoding(_:_:)`` for an empty or malformed body.
     public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
-        Parsing.requireSuccess(response, errorParser: errorParser).flatMap { response in
+        response.requireSuccess(errorParser: errorParser).flatMap { response in
             Parsing.decode(Self.self, from: response, with: decoder)
         }
     }
@@ -96,12 +97,12 @@ public enum DefaultDecoding {
 }
 
 /// Reads ISO-8601 timestamps with or without fractional seconds.
-package enum ISO8601 {
+enum ISO8601 {
     private static let whole = Date.ISO8601FormatStyle()
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// The date `text` names, or `nil` when it is not an ISO-8601 internet date-time.
-    package static func date(from text: String) -> Date? {
+    static func date(from text: String) -> Date? {
         if let date = try? whole.parse(text) {
             return date
         }
@@ -111,21 +112,6 @@ package enum ISO8601 {
 
 /// The steps every ready ``Parsable`` conformance shares.
 package enum Parsing {
-    /// The response itself when its status is 2xx; otherwise the error parser's error, or
-    /// ``FetchError/unacceptableStatus(_:)`` when it has none.
-    package static func requireSuccess(
-        _ response: Response,
-        errorParser: (any ErrorParsing)?
-    ) -> Result<Response, any Error> {
-        if response.isSuccess {
-            return .success(response)
-        }
-        if let error = errorParser?.parseError(from: response.data, status: response.status) {
-            return .failure(error)
-        }
-        return .failure(FetchError.unacceptableStatus(response))
-    }
-
     /// Decodes `type` from the response's body, or fails with ``FetchError/decoding(_:_:)``.
     package static func decode<T: Decodable>(
         _ type: T.Type,

@@ -11,7 +11,7 @@ extension String: Parsable {
     /// - Returns: The text (empty for an empty body); the error for a status outside 2xx;
     ///   ``FetchError/decoding(_:_:)`` when the charset is unknown or the bytes are not valid in it.
     public static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<Self, any Error> {
-        Parsing.requireSuccess(response, errorParser: errorParser).flatMap { response in
+        response.requireSuccess(errorParser: errorParser).flatMap { response in
             let data = response.data ?? Data()
             let charset = Charset.name(inContentType: response.headers["Content-Type"]) ?? "utf-8"
             guard let encoding = Charset.encoding(named: charset) else {
@@ -26,9 +26,9 @@ extension String: Parsable {
 }
 
 /// Reads the charset parameter of a `Content-Type` header and maps IANA charset names to `String.Encoding`.
-package enum Charset {
+enum Charset {
     /// The `charset` parameter of a media type such as `text/plain; charset="ISO-8859-1"`, lowercased.
-    package static func name(inContentType contentType: String?) -> String? {
+    static func name(inContentType contentType: String?) -> String? {
         guard let contentType else {
             return nil
         }
@@ -45,7 +45,7 @@ package enum Charset {
     }
 
     /// The encoding of an IANA charset name (lowercased), or `nil` for one Fetch does not decode.
-    package static func encoding(named name: String) -> String.Encoding? {
+    static func encoding(named name: String) -> String.Encoding? {
         switch name {
         case "utf-8", "utf8": .utf8
         case "us-ascii", "ascii": .ascii

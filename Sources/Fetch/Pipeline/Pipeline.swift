@@ -219,7 +219,7 @@ public struct Pipeline: RequestPerforming {
     /// What a stream's head parses as: success for a 2xx, otherwise the error `perform` would give.
     private struct StreamHead: Parsable {
         static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<StreamHead, any Error> {
-            Parsing.requireSuccess(response, errorParser: errorParser).map { _ in StreamHead() }
+            response.requireSuccess(errorParser: errorParser).map { _ in StreamHead() }
         }
     }
 

@@ -357,8 +357,3 @@ extension APIRequest {
         }
     }
 }
-
-/// The former name of ``APIRequest``, which apple/swift-http-types' `HTTPRequest` (the ecosystem's shared request
-/// type) made ambiguous in files that import both.
-@available(*, deprecated, renamed: "APIRequest")
-public typealias HTTPRequest = APIRequest

@@ -232,14 +232,14 @@ package final class TemporaryFile: Sendable {
 }
 
 /// Why a body could not be encoded, with the file involved and the underlying error.
-package struct BodyEncodingError: Error, CustomStringConvertible {
-    package let description: String
+struct BodyEncodingError: Error, CustomStringConvertible {
+    let description: String
 
-    package init(_ description: String) {
+    init(_ description: String) {
         self.description = description
     }
 
-    package init(_ attempt: String, _ url: URL, _ error: any Error) {
+    init(_ attempt: String, _ url: URL, _ error: any Error) {
         self.description = "\(attempt) \(url.path): \(error.localizedDescription)"
     }
 }

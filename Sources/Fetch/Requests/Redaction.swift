@@ -1,37 +1,97 @@
-/// The header fields and query items whose values Fetch hides wherever it prints or records a request: cURL
-/// commands, events and recordings.
+/// Which secrets Fetch keeps out of what it prints and records (`curl` commands and HAR recordings): the header
+/// fields, query parameters, form fields and JSON keys whose values are written as ``placeholder``.
 ///
-/// The ``secrets`` are always hidden; the names you pass add to them. Showing one of the secrets takes the
-/// separately named `revealing:`, so that no list of extra names can leak a token by accident.
+/// The secrets a user cannot be expected to list are always redacted, matched without regard to case:
+///
+/// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-API-Key`, and every
+///   header field whose name contains `token`, `secret` or `password` (`X-Auth-Token`, `X-Client-Secret`);
+/// - query parameters, fields of form bodies and top-level keys of JSON object bodies (of requests and of
+///   responses) with those same names: `access_token`, `client_secret`, `password`, `authorization`.
+///
+/// The names given add to them, they never replace them, and need not repeat them; each is redacted as a header
+/// field, a query parameter, a form field and a JSON key alike:
 ///
 /// ```swift
-/// let redaction = Redaction(adding: ["X-API-Key"])  // also hides Authorization, Cookie, …
+/// let redaction: Redaction = ["X-Session", "api_key"]
 /// ```
-public struct Redaction: Sendable, Hashable {
-    /// Hidden unless revealed explicitly: `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
-    public static let secrets: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+///
+/// In a recording, a redacted value is replaced wherever it is written: in the headers, the cookies, the URL and
+/// its query parameters, the fields of a form body and the top-level keys of a JSON body of the same names, and
+/// anywhere else in the entry its text occurs (a server that echoes the request, a `Location` that carries a
+/// token), so the secret never reaches the file. Values shorter than six characters are replaced where they are
+/// named, but not searched for in the rest of the entry, where they would replace innocent text.
+public struct Redaction: Sendable, Equatable {
+    /// What a redacted value is replaced with: `REDACTED`.
+    public static let placeholder = "REDACTED"
 
-    /// The secrets alone.
-    public static let `default` = Redaction()
+    /// The header fields that are always redacted, besides those whose name contains `token`, `secret` or
+    /// `password`. Query parameters, form fields and JSON keys of these names are redacted too.
+    package static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key"]
 
-    /// Every name whose value is hidden, as given (matching ignores case).
-    public let names: Set<String>
+    /// The parts of a name that make it a secret's, whatever the rest of it: `X-Auth-Token`, `client_secret`.
+    static let secretNameParts = ["token", "secret", "password"]
 
-    /// Hides the ``secrets`` and `names`.
-    ///
-    /// - Parameters:
-    ///   - names: Header fields and query items to hide besides the secrets.
-    ///   - revealed: Secrets to show after all, for a debugging session that needs them. The default is none.
-    public init(adding names: Set<String> = [], revealing revealed: Set<String> = []) {
-        let shownSecrets = Self.secrets.filter { secret in revealed.contains { HeaderName.equal($0, secret) } }
-        self.names = Self.secrets.subtracting(shownSecrets).union(names)
+    /// The length from which a redacted value is also searched for, and replaced, in the rest of an entry.
+    package static let minimumSearchedLength = 6
+
+    /// Only the secrets that are always redacted.
+    public static let `default` = Redaction(headers: [])
+
+    /// The header fields redacted, matched without regard to case: the defaults, then those added.
+    package let headers: [String]
+
+    /// The query parameters (and form fields, and top-level JSON keys) redacted, matched without regard to case:
+    /// the defaults, then those added.
+    package let queryItems: [String]
+
+    /// A redaction of the secrets always redacted, of the header fields `headers` and of the query parameters
+    /// (form fields, JSON keys) `queryItems`.
+    package init(headers: [String] = [], queryItems: [String] = []) {
+        self.headers = Self.adding(headers, to: Self.defaultHeaders)
+        self.queryItems = Self.adding(queryItems, to: Self.defaultHeaders)
     }
 
-    /// Whether the value of the header field or query item `name` is hidden, ignoring case.
+    private static func adding(_ names: [String], to defaults: [String]) -> [String] {
+        var all = defaults
+        for name in names where !all.contains(where: { HeaderName.equal($0, name) }) {
+            all.append(name)
+        }
+        return all
+    }
+
+    /// Whether the value of the header field `name` is redacted.
     ///
-    /// - Parameter name: The field or query item name.
-    /// - Returns: Whether its value is hidden.
-    public func hides(_ name: String) -> Bool {
-        names.contains { HeaderName.equal($0, name) }
+    /// - Parameter name: The field name, in any case.
+    /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
+    ///   added.
+    public func redactsHeader(_ name: String) -> Bool {
+        headers.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
+    }
+
+    /// Whether the value of the query parameter, form field or top-level JSON key `name` is redacted.
+    ///
+    /// - Parameter name: The parameter's name, decoded, in any case.
+    /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
+    ///   added.
+    public func redactsQueryItem(_ name: String) -> Bool {
+        queryItems.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
+    }
+
+    /// Whether `name` contains one of ``secretNameParts``, in any case.
+    private static func namesSecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return secretNameParts.contains { lowered.contains($0) }
+    }
+}
+
+// MARK: - ExpressibleByArrayLiteral
+
+extension Redaction: ExpressibleByArrayLiteral {
+    /// The secrets always redacted and `names`, each as a header field, a query parameter, a form field and a
+    /// top-level JSON key: `["X-API-Key", "api_key"]`.
+    ///
+    /// - Parameter names: The names to redact besides the defaults, in any case.
+    public init(arrayLiteral names: String...) {
+        self.init(headers: names, queryItems: names)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Composes a base URL, path segments and query items into one URL, without force unwraps and without doubling or
 /// losing a slash. Used by ``Endpoint/url()`` and ``APIRequest``.
-package enum URLComposition {
+enum URLComposition {
     /// The URL of `base` extended by `pathSegments` and `queryItems`.
     ///
     /// - Each segment is percent-encoded on its own (a `/` inside one is `%2F`) and joined to the base path with
@@ -12,7 +12,7 @@ package enum URLComposition {
     /// - Throws: ``FetchError/invalidRequest(_:)`` when `base` is not absolute, a segment is `.` or `..` (which
     ///   servers and proxies resolve, so the request would reach another path), an empty segment is not the last
     ///   one (it would double a slash), or Foundation cannot make the URL.
-    package static func url(base: URL, pathSegments: [String], queryItems: [URLQueryItem]) throws -> URL {
+    static func url(base: URL, pathSegments: [String], queryItems: [URLQueryItem]) throws -> URL {
         func failure(_ reason: String) -> FetchError {
             let segments = pathSegments.map(\.debugDescription).joined(separator: ", ")
             return FetchError.invalidRequest(

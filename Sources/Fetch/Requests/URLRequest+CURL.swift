@@ -5,21 +5,22 @@ import Foundation
 #endif
 
 /// `curl` commands for logs and bug reports, with secrets hidden.
-package enum CURLCommand {
-    /// The command that sends `urlRequest`, one option per line, with the values `redaction` hides replaced by
-    /// `<redacted>`.
-    package static func make(for urlRequest: URLRequest, redaction: Redaction) -> String {
-        urlRequest.curlCommand(isRedacted: redaction.hides)
+enum CURLCommand {
+    /// The command that sends `urlRequest`, one option per line, with the values `redaction` redacts replaced by
+    /// ``Redaction/placeholder``.
+    static func make(for urlRequest: URLRequest, redaction: Redaction) -> String {
+        urlRequest.curlCommand(redaction)
     }
 }
 
 extension URLRequest {
-    fileprivate func curlCommand(isRedacted: (String) -> Bool) -> String {
+    fileprivate func curlCommand(_ redaction: Redaction) -> String {
         let method = httpMethod ?? "GET"
         let methodOption = method == "GET" ? "" : "-X \(Self.shellQuoted(method)) "
-        var parts = ["curl \(methodOption)\(Self.shellQuoted(redactedURL(isRedacted)))"]
+        var parts = ["curl \(methodOption)\(Self.shellQuoted(redactedURL(redaction)))"]
         for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            parts.append("-H \(Self.shellQuoted("\(name): \(isRedacted(name) ? "<redacted>" : value)"))")
+            parts.append(
+                "-H \(Self.shellQuoted("\(name): \(redaction.redactsHeader(name) ? Redaction.placeholder : value)"))")
         }
         if let body = httpBody, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
@@ -33,20 +34,26 @@ extension URLRequest {
         return parts.joined(separator: " \\\n  ")
     }
 
-    private func redactedURL(_ isRedacted: (String) -> Bool) -> String {
+    private func redactedURL(_ redaction: Redaction) -> String {
         guard let url else {
             return ""
         }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            let items = components.percentEncodedQueryItems, items.contains(where: { isRedacted($0.name) })
+            let items = components.percentEncodedQueryItems,
+            items.contains(where: { redaction.redactsQueryItem(Self.decoded($0.name)) })
         else {
             return url.absoluteString
         }
         components.percentEncodedQueryItems = items.map { item in
-            // Percent-encoded, as `percentEncodedQueryItems` traps on anything else.
-            isRedacted(item.name) ? URLQueryItem(name: item.name, value: "%3Credacted%3E") : item
+            redaction.redactsQueryItem(Self.decoded(item.name))
+                ? URLQueryItem(name: item.name, value: Redaction.placeholder) : item
         }
         return components.string ?? url.absoluteString
+    }
+
+    /// A percent-encoded query item name, decoded when it can be.
+    private static func decoded(_ name: String) -> String {
+        name.removingPercentEncoding ?? name
     }
 
     /// `text` in single quotes for a POSIX shell, with embedded single quotes closed, escaped and reopened.
@@ -60,26 +67,16 @@ extension Request {
     ///
     /// ```text
     /// curl -X POST 'https://api.example.com/login' \
-    ///   -H 'Authorization: <redacted>' \
+    ///   -H 'Authorization: REDACTED' \
     ///   -H 'Content-Type: application/json' \
     ///   --data-binary '{"user":"ada"}'
     /// ```
     ///
-    /// - Parameter names: Header fields and query items to hide besides ``Redaction/secrets``, which are always
-    ///   hidden: your API-key headers and `token` query parameters.
+    /// - Parameter redaction: The secrets to hide besides those ``Redaction`` always hides (`Authorization`,
+    ///   `Cookie`, `token` query parameters, …). The default adds none.
     /// - Returns: The command, one option per line.
     /// - Throws: The error of ``makeURLRequest()`` when the request cannot be built.
-    public func curlCommand(redacting names: Set<String> = []) throws -> String {
-        try curlCommand(Redaction(adding: names))
-    }
-
-    /// A `curl` command that sends this request, with the values `redaction` hides replaced by `<redacted>`.
-    ///
-    /// - Parameter redaction: What to hide; ``Redaction/init(adding:revealing:)`` is the only way to show one of
-    ///   the ``Redaction/secrets``.
-    /// - Returns: The command, one option per line.
-    /// - Throws: The error of ``makeURLRequest()`` when the request cannot be built.
-    public func curlCommand(_ redaction: Redaction) throws -> String {
+    public func curlCommand(redacting redaction: Redaction = .default) throws -> String {
         CURLCommand.make(for: try makeURLRequest(), redaction: redaction)
     }
 }

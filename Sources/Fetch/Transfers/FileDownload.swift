@@ -646,7 +646,7 @@ final class FileDownload: Cancellable {
                         send(.progress(TransferProgress(completedBytes: bytes, expectedBytes: checked.total ?? bytes)))
                     }
                 }
-                return Parsing.requireSuccess(checked.response, errorParser: errorParser)
+                return checked.response.requireSuccess(errorParser: errorParser)
             }
             var keepsPartial = true
             if case .failure(let error as FetchError) = result, case .integrityCheckFailed = error {
@@ -909,6 +909,6 @@ struct SuccessfulResponse: Parsable {
     let response: Response
 
     static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<SuccessfulResponse, any Error> {
-        Parsing.requireSuccess(response, errorParser: errorParser).map(SuccessfulResponse.init)
+        response.requireSuccess(errorParser: errorParser).map(SuccessfulResponse.init)
     }
 }

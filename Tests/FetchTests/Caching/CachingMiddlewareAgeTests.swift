@@ -60,7 +60,7 @@ struct CachingMiddlewareAgeTests {
             }
             clock.advance(by: 100)
             let restarted = try CachedPerformer(
-                MockPerformer(error: URLError(.notConnectedToInternet)),
+                MockPerformer { _ in throw URLError(.notConnectedToInternet) },
                 ResponseCache(directory: directory.url, offlinePolicy: .serveStoredOnFailure, now: now))
 
             for (name, performer) in [("memory", memory), ("disk", disk), ("disk after a restart", restarted)] {

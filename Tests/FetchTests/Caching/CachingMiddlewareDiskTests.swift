@@ -35,12 +35,14 @@ import Testing
 
     static func network(hit: Int = 1, cacheControl: String = "max-age=60") -> SpyPerformer {
         SpyPerformer(
-            forwardingTo: MockPerformer(
-                headers: ["Cache-Control": cacheControl, "ETag": #""v\#(hit)""#],
-                data: Data(#"{"hit": \#(hit)}"#.utf8)))
+            forwardingTo: MockPerformer { _ in
+                MockResponse(
+                    headers: ["Cache-Control": cacheControl, "ETag": #""v\#(hit)""#],
+                    data: Data(#"{"hit": \#(hit)}"#.utf8))
+            })
     }
 
-    static let offline = MockPerformer(error: URLError(.notConnectedToInternet))
+    static let offline = MockPerformer { _ in throw URLError(.notConnectedToInternet) }
 
     func perform<T: Parsable>(_ performer: CachedPerformer, as type: T.Type = T.self) throws -> T {
         let result = Captured<Result<T, any Error>>()
@@ -116,7 +118,8 @@ import Testing
 
     @Test func theDiskBoundHolds() throws {
         let body = Data(repeating: UInt8(ascii: "x"), count: 1000)
-        let network = SpyPerformer(forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: body))
+        let network = SpyPerformer(
+            forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: body) })
         let performer = try makePerformer(network, maximumDiskBytes: 5000)
         for index in 0..<20 {
             let result = Captured<Result<Data, any Error>>()

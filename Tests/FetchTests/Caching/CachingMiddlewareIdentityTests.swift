@@ -209,8 +209,10 @@ struct Answer: Decodable, Parsable, Equatable {
 
     @Test func noCredentialIsKeptInClearOnDiskEvenForVary() throws {
         let network = SpyPerformer(
-            forwardingTo: MockPerformer(
-                headers: ["Cache-Control": "max-age=60", "Vary": "Authorization, Cookie"], data: Data("{}".utf8)))
+            forwardingTo: MockPerformer { _ in
+                MockResponse(
+                    headers: ["Cache-Control": "max-age=60", "Vary": "Authorization, Cookie"], data: Data("{}".utf8))
+            })
         let performer = try makePerformer(network, .disk)
         let credentials = ["Authorization": "Bearer alice-token-1f7c", "Cookie": "session=alice-cookie-5d1"]
 

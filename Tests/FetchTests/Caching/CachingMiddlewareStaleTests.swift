@@ -26,7 +26,8 @@ import Testing
     func store(_ cacheControl: String, in performer: CachedPerformer) throws {
         let first = Captured<Result<Hit, any Error>>()
         performer.perform(request, completion: first.capture)
-        spy.complete(headers: ["Cache-Control": cacheControl, "ETag": #""v1""#], data: Self.body(1))
+        spy.complete(
+            with: MockResponse(headers: ["Cache-Control": cacheControl, "ETag": #""v1""#], data: Self.body(1)))
         #expect(try first.value?.get() == Hit(hit: 1))
         #expect(performer.storedResponseCount == 1)
     }
@@ -54,7 +55,8 @@ import Testing
         let revalidation = try #require(spy.pendingCalls.first)
         #expect(try ifNoneMatch(of: revalidation) == #""v1""#)
 
-        spy.complete(status: 304, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"])
+        spy.complete(
+            with: MockResponse(status: 304, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"]))
         let fresh = Captured<Result<Response, any Error>>()
         performer.perform(request, completion: fresh.capture)
 
@@ -72,7 +74,7 @@ import Testing
         performer.perform(request, completion: stale.capture)
         #expect(try stale.value?.get() == Hit(hit: 1))
 
-        spy.complete(headers: ["Cache-Control": "max-age=60"], data: Self.body(2))
+        spy.complete(with: MockResponse(headers: ["Cache-Control": "max-age=60"], data: Self.body(2)))
         let next = Captured<Result<Hit, any Error>>()
         performer.perform(request, completion: next.capture)
 
@@ -103,7 +105,7 @@ import Testing
 
         performer.perform(request, completion: results.capture)
         #expect(results.values.isEmpty, "served nothing stale past the window")
-        spy.complete(headers: ["Cache-Control": "max-age=60"], data: Self.body(2))
+        spy.complete(with: MockResponse(headers: ["Cache-Control": "max-age=60"], data: Self.body(2)))
 
         #expect(try results.value?.get() == Hit(hit: 2))
     }
@@ -144,7 +146,7 @@ import Testing
 
         performer.perform(request, completion: results.capture)
         #expect(try ifNoneMatch(of: try #require(spy.pendingCalls.first)) == #""v1""#)
-        spy.complete(status: status, data: Data("down for maintenance".utf8))
+        spy.complete(with: MockResponse(status: status, data: Data("down for maintenance".utf8)))
 
         let served = try #require(try results.value?.get())
         #expect(served.status == 200 && served.isStale)
@@ -194,7 +196,7 @@ import Testing
         let results = Captured<Result<Hit, any Error>>()
 
         performer.perform(request, completion: results.capture)
-        spy.complete(status: status)
+        spy.complete(with: MockResponse(status: status))
 
         #expect(throws: FetchError.self) { try results.value?.get() }
     }
@@ -251,16 +253,16 @@ import Testing
         let results = Captured<Result<Hit, any Error>>()
 
         performer.perform(request, completion: results.capture)
-        spy.complete(status: 503)
+        spy.complete(with: MockResponse(status: 503))
 
         #expect(throws: FetchError.self) { try results.value?.get() }
     }
 
     @Test func theFluentFormTakesTheOfflinePolicy() throws {
-        let mock = MockPerformer(error: URLError(.timedOut))
+        let mock = MockPerformer { _ in throw URLError(.timedOut) }
         let performer = CachedPerformer(mock, ResponseCache(offlinePolicy: .serveStoredOnFailure))
         #expect(performer.offlinePolicy == .serveStoredOnFailure)
-        #expect(CachedPerformer(MockPerformer(), ResponseCache()).offlinePolicy == .never)
+        #expect(CachedPerformer(MockPerformer { _ in MockResponse() }, ResponseCache()).offlinePolicy == .never)
     }
 
     // MARK: - The stale marker
@@ -269,7 +271,7 @@ import Testing
         let performer = makePerformer()
         let results = Captured<Result<Response, any Error>>()
         performer.perform(request, completion: results.capture)
-        spy.complete(headers: ["Cache-Control": "max-age=60"], data: Self.body(1))
+        spy.complete(with: MockResponse(headers: ["Cache-Control": "max-age=60"], data: Self.body(1)))
         clock.advance(by: 30)
         performer.perform(request, completion: results.capture)
 

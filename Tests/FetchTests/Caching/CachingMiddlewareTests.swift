@@ -218,7 +218,7 @@ final class TestClock: Sendable {
 
     @Test func unsafeRequestRemovesTheStoredResponse() throws {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data("{}".utf8)))
+            forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data("{}".utf8)) })
         let performer = CachedPerformer(spy, ResponseCache())
         let url = "http://example.test/item"
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
@@ -233,7 +233,7 @@ final class TestClock: Sendable {
 
     @Test func leastRecentlyUsedResponsesAreEvictedPastTheByteLimit() throws {
         let body = Data(repeating: UInt8(ascii: "x"), count: 1000)
-        let spy = SpyPerformer(forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: body))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: body) })
         let performer = CachedPerformer(spy, ResponseCache(maximumBytes: 2600))
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
         let a = TestRequest("http://example.test/a")
@@ -257,7 +257,7 @@ final class TestClock: Sendable {
 
     @Test func responsesLargerThanTheWholeLimitAreNotStored() throws {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data(count: 5000)))
+            forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data(count: 5000)) })
         let performer = CachedPerformer(spy, ResponseCache(maximumBytes: 4096))
         let results = Captured<Result<Data, any Error>>()
 
@@ -271,9 +271,11 @@ final class TestClock: Sendable {
 
     @Test func errorStatusesAreNotStoredAndReachTheErrorParser() throws {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer(
-                status: 404, headers: ["Cache-Control": "max-age=60"],
-                data: Data(#"{"error": true, "reason": "gone"}"#.utf8)))
+            forwardingTo: MockPerformer { _ in
+                MockResponse(
+                    status: 404, headers: ["Cache-Control": "max-age=60"],
+                    data: Data(#"{"error": true, "reason": "gone"}"#.utf8))
+            })
         let performer = CachedPerformer(spy, ResponseCache())
         let results = Captured<Result<Hit, any Error>>()
 
@@ -288,7 +290,7 @@ final class TestClock: Sendable {
     }
 
     @Test func freshHitsReuseTheValueParsedBefore() throws {
-        let mock = MockPerformer(headers: ["Cache-Control": "max-age=60"], data: Data(#"{"hit": 1}"#.utf8))
+        let mock = MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data(#"{"hit": 1}"#.utf8)) }
         let performer = CachedPerformer(mock, ResponseCache())
         let request = TestRequest("http://example.test/counted/\(UUID().uuidString)")
         let results = Captured<Result<CountedHit, any Error>>()
@@ -311,7 +313,7 @@ struct CountedHit: Decodable, Parsable {
 
     static func parse(response: Response, errorParser: (any ErrorParsing)?) -> Result<CountedHit, any Error> {
         parses.withLock { $0 += 1 }
-        return Parsing.requireSuccess(response, errorParser: errorParser).flatMap {
+        return response.requireSuccess(errorParser: errorParser).flatMap {
             Parsing.decode(CountedHit.self, from: $0, with: decoder)
         }
     }

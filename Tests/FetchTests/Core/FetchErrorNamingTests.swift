@@ -48,7 +48,7 @@ import Testing
     @Test func exhaustedRetriesNameTheRequestTheCountAndTheLastStatus() throws {
         let request = TestRequest("https://api.example.com/users/1")
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(status: 503).with(.retry(scheduler: TestScheduler())).perform(request, completion: result.capture)
+        MockPerformer { _ in MockResponse(status: 503) }.with(.retry(scheduler: TestScheduler())).perform(request, completion: result.capture)
         let text = try description(of: result.value)
         #expect(
             text
@@ -59,7 +59,7 @@ import Testing
     @Test func exhaustedRetriesOfTimeoutsNameTheRequestInsideToo() throws {
         let request = TestRequest("https://api.example.com/slow")
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(error: URLError(.timedOut)).with(.retry(scheduler: TestScheduler()))
+        MockPerformer { _ in throw URLError(.timedOut) }.with(.retry(scheduler: TestScheduler()))
             .perform(request, completion: result.capture)
         let text = try description(of: result.value)
         #expect(
@@ -72,7 +72,8 @@ import Testing
         struct Bad: Encodable { let value = Double.nan }
         let url = try #require(URL(string: "https://api.example.com/items"))
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(status: 200).perform(APIRequest(url).method(.put).jsonBody(Bad()), completion: result.capture)
+        MockPerformer { _ in MockResponse(status: 200) }.perform(
+            APIRequest(url).method(.put).jsonBody(Bad()), completion: result.capture)
         #expect(try description(of: result.value).hasPrefix("PUT https://api.example.com/items: could not encode"))
     }
 }
@@ -80,7 +81,7 @@ import Testing
 /// The `async` forms read errors exactly as the callback forms do.
 @Suite struct AsyncErrorReadingTests {
     @Test func exhaustedRetriesReadTheLastBodyWithTheErrorParserInTheAsyncFormToo() async throws {
-        let mock = MockPerformer(response: .json(#"{"error": true, "reason": "busy"}"#, status: 503))
+        let mock = MockPerformer { _ in .json(#"{"error": true, "reason": "busy"}"#, status: 503) }
         let performer = mock.with(.retry(scheduler: TestScheduler()))
         do {
             let _: Data = try await performer.perform(

@@ -66,7 +66,7 @@ import Testing
 
     @Test func aMockAnswerKeepsRepeatedFieldsApart() throws {
         let result = Captured<Result<Response, any Error>>()
-        MockPerformer(response: MockResponse(headers: repeated)).perform(
+        MockPerformer { _ in MockResponse(headers: repeated) }.perform(
             TestRequest("https://example.test/"), completion: result.capture)
         let response = try #require(result.value).get()
         #expect(response.headers.values(for: "Set-Cookie") == Self.cookies)

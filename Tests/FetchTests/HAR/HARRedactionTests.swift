@@ -20,7 +20,7 @@ import Testing
 
     func entry(
         _ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
-        responseHeaders: HeaderFields = [:], responseBody: Data? = nil, redaction: HARRedaction = .default
+        responseHeaders: HeaderFields = [:], responseBody: Data? = nil, redaction: Redaction = .default
     ) throws -> HAR.Entry {
         var urlRequest = URLRequest(url: try #require(URL(string: url)))
         urlRequest.httpMethod = method
@@ -111,19 +111,19 @@ import Testing
     }
 
     @Test func namesAddedNeedNotRepeatTheDefaultsAndMatchInAnyCase() {
-        let redaction: HARRedaction = [.header("X-Session"), .queryItem("SIG")]
+        let redaction = Redaction(headers: ["X-Session"], queryItems: ["SIG"])
         #expect(redaction.redactsHeader("x-session") && redaction.redactsHeader("authorization"))
         #expect(redaction.redactsHeader("X-Upstream-Token") && !redaction.redactsHeader("X-Trace"))
         #expect(redaction.redactsQueryItem("sig") && redaction.redactsQueryItem("ACCESS_TOKEN"))
         #expect(redaction.redactsQueryItem("x-api-key") && !redaction.redactsQueryItem("page"))
-        #expect(HARRedaction.default.redactsQueryItem("password") && !HARRedaction.default.redactsQueryItem("sig"))
+        #expect(Redaction.default.redactsQueryItem("password") && !Redaction.default.redactsQueryItem("sig"))
     }
 
     @Test func aRecordedExchangeWithARedactedTokenQueryItemReplaysForTheRealToken() throws {
         let directory = try TemporaryDirectory("HARRedactionTests")
         let fixture = directory.url.appendingPathComponent("token.har")
         let baseURL = try #require(URL(string: "http://h.test"))
-        let recorded = try MockPerformer(response: .json(#"{"id": 1, "name": "Ada"}"#)).with(.record(to: fixture))
+        let recorded = try MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.with(.record(to: fixture))
         let request = APIRequest(baseURL.appending(path: "users/1")).query("access_token", Self.secret)
             .query("page", "2").header("X-Auth-Token", Self.secret)
         let live = Captured<Result<Person, any Error>>()

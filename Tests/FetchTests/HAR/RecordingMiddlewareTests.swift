@@ -24,7 +24,7 @@ import Testing
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let token = "Bearer s3cr3t-t0k3n-\(UUID().uuidString)"
-        let recorded = try makeSession().with(.record(to: file, redacting: [.header("X-API-Key")]))
+        let recorded = try makeSession().with(.record(to: file, redacting: ["X-API-Key"]))
         let user = TestRequest(server.url("/users/1"), headers: ["Authorization": token, "X-API-Key": "k3y-k3y-k3y"])
         let missing = TestRequest(server.url("/users/999"), headers: ["Authorization": token])
         let created = TestRequest(
@@ -59,7 +59,7 @@ import Testing
     @Test func concurrentCallsEachBecomeOneEntry() async throws {
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
-        let recorded = try MockPerformer(response: .json(#"{"ok":true}"#)).with(.record(to: file))
+        let recorded = try MockPerformer { _ in .json(#"{"ok":true}"#) }.with(.record(to: file))
         let done = Captured<Result<Data, any Error>>()
         DispatchQueue.concurrentPerform(iterations: 200) { index in
             recorded.perform(TestRequest("http://example.test/items/\(index)"), completion: done.capture)
@@ -95,6 +95,6 @@ import Testing
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }
         try Data("[1, 2, 3]".utf8).write(to: file)
-        #expect(throws: HARError.self) { try MockPerformer(status: 200).with(.record(to: file)) }
+        #expect(throws: HARError.self) { try MockPerformer { _ in MockResponse(status: 200) }.with(.record(to: file)) }
     }
 }

@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func anAdaptedHeaderThatWouldInjectHeadersIsRejected() throws {
-        let mock = MockPerformer(status: 200)
+        let mock = MockPerformer { _ in MockResponse(status: 200) }
         let result = Captured<Result<Data, any Error>>()
         mock.with(.adapt([.header("X-User", "ada\r\nX-Admin: true")])).perform(request, completion: result.capture)
         guard case .invalidRequest = try fetchError(result.value) else {
@@ -80,7 +80,7 @@ import Testing
 
     @Test func theResponseAnswersTheCallersOwnRequest() throws {
         let result = Captured<Result<Response, any Error>>()
-        MockPerformer(status: 204).with(.adapt([.requestID()])).perform(request, completion: result.capture)
+        MockPerformer { _ in MockResponse(status: 204) }.with(.adapt([.requestID()])).perform(request, completion: result.capture)
         let response = try #require(try result.value?.get())
         #expect(response.originalRequest is TestRequest)
     }
@@ -130,7 +130,7 @@ import Testing
     @Test func reportsStartAndFinishWithStatusAndBytes() throws {
         let events = Captured<FetchEvent>()
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer(response: .text("hello")).with(.observe(events.capture))
+        MockPerformer { _ in .text("hello") }.with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/greeting"), completion: result.capture)
         #expect(try result.value?.get() == Data("hello".utf8))
         guard events.values.count == 2, case .started = events.values[0],
@@ -146,7 +146,7 @@ import Testing
 
     @Test func reportsFailuresWithTheError() {
         let events = Captured<FetchEvent>()
-        MockPerformer(error: URLError(.notConnectedToInternet)).with(.observe(events.capture))
+        MockPerformer { _ in throw URLError(.notConnectedToInternet) }.with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/x")) { (_: Result<Data, any Error>) in }
         guard case .failed(_, let error as FetchError, _)? = events.value, case .transport = error else {
             Issue.record("expected .failed(.transport), got \(events.values)")

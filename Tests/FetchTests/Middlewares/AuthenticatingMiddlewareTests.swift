@@ -64,7 +64,7 @@ extension SpyPerformer.Call {
         for _ in 0..<3 {
             performer.perform(request, completion: results.capture)
         }
-        spy.complete(status: 401)
+        spy.complete(with: MockResponse(status: 401))
         #expect(authenticator.refreshes == 1)
         #expect(spy.pendingCalls.isEmpty)
 
@@ -95,7 +95,7 @@ extension SpyPerformer.Call {
         let result = Captured<Result<String, any Error>>()
         spy.with(.authenticate(with: authenticator))
             .perform(request, errorParser: DecodableErrorParser<APIError>(), completion: result.capture)
-        spy.complete(status: 401)
+        spy.complete(with: MockResponse(status: 401))
         authenticator.finishRefresh(token: "new")
         spy.complete(with: .json(#"{"error": true, "reason": "account locked"}"#, status: 401))
         #expect(throws: APIError(error: true, reason: "account locked")) { try result.value?.get() }
@@ -111,7 +111,7 @@ extension SpyPerformer.Call {
         let results = Captured<Result<String, any Error>>()
         performer.perform(request, completion: results.capture)
         performer.perform(request, completion: results.capture)
-        spy.complete(status: 401)
+        spy.complete(with: MockResponse(status: 401))
         authenticator.finishRefresh(error: TokenServiceDown())
         #expect(results.values.count == 2)
         for result in results.values {
@@ -135,7 +135,7 @@ extension SpyPerformer.Call {
         let authenticator = ManualAuthenticator()
         let result = Captured<Result<String, any Error>>()
         let call = spy.with(.authenticate(with: authenticator)).perform(request, completion: result.capture)
-        spy.complete(status: 401)
+        spy.complete(with: MockResponse(status: 401))
         call.cancel()
         authenticator.finishRefresh(token: "new")
         #expect(result.values.count == 1)

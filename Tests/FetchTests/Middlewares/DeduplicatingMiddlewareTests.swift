@@ -94,7 +94,7 @@ struct Hit: Decodable, Parsable, Equatable {
         performer.perform(request, completion: text.capture)
         performer.perform(request, errorParser: DecodableErrorParser<APIError>(), completion: failing.capture)
         #expect(spy.calls.count == 1)
-        spy.complete(status: 200, data: Data(#"{"hit": 3}"#.utf8))
+        spy.complete(with: MockResponse(status: 200, data: Data(#"{"hit": 3}"#.utf8)))
 
         #expect(try await hit.first().get() == Hit(hit: 3))
         #expect(try await text.first().get() == #"{"hit": 3}"#)
@@ -111,7 +111,7 @@ struct Hit: Decodable, Parsable, Equatable {
 
         performer.perform(request, errorParser: DecodableErrorParser<APIError>(), completion: parsed.capture)
         performer.perform(request, completion: plain.capture)
-        spy.complete(status: 404, data: Data(#"{"error": true, "reason": "no such user"}"#.utf8))
+        spy.complete(with: MockResponse(status: 404, data: Data(#"{"error": true, "reason": "no such user"}"#.utf8)))
 
         let parsedResult = try await parsed.first()
         #expect(throws: APIError(error: true, reason: "no such user")) { try parsedResult.get() }
@@ -143,7 +143,7 @@ struct Hit: Decodable, Parsable, Equatable {
     }
 
     @Test func aRequestAfterTheSharedOneFinishedIsSentAgain() throws {
-        let mock = SpyPerformer(forwardingTo: MockPerformer(status: 200, data: Data(#"{"hit": 1}"#.utf8)))
+        let mock = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"hit": 1}"#.utf8)) })
         let deduplication: DeduplicatingMiddleware = .deduplicate()
         let performer = mock.with(deduplication)
         let request = TestRequest("http://example.test/again")

@@ -126,7 +126,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         spy.with(.retry(RetryPolicy(backoff: Backoff(initialDelay: 2, jitter: 0), deadline: 5), scheduler: scheduler))
             .perform(
                 request, completion: user.capture)
-        spy.complete(status: 503)
+        spy.complete(with: MockResponse(status: 503))
         scheduler.advance(by: 2)
         #expect(spy.calls.count == 2)
         scheduler.advance(by: 3)

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aMiddlewareCanAnswerWithoutCallingNext() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 500))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 500) })
         let stack = spy.with(
             Custom { request, _, _, completion in
                 completion(.success(Response(status: 200, data: Data(#"{"id":7}"#.utf8), originalRequest: request)))
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aMiddlewareThatAnswersTwiceIsHeardOnce() throws {
-        let stack = MockPerformer(response: .json(#"{"id":1}"#)).with(
+        let stack = MockPerformer { _ in .json(#"{"id":1}"#) }.with(
             Custom { request, _, next, completion in
                 next(request, completion: completion)
                 completion(.failure(FetchError.timedOut()))
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aMiddlewareCanCallNextMoreThanOnce() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(response: .json(#"{"id":1}"#)))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .json(#"{"id":1}"#) })
         let stack = spy.with(
             Custom { request, _, next, completion in
                 next(request) { _ in next(request, completion: completion) }
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func changedRequestsGoOnButTheCallerGetsAnAnswerToItsOwn() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 200, data: Data("ok".utf8)))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data("ok".utf8)) })
         let stack = spy.with(
             Custom { request, _, next, completion in
                 var urlRequest = URLRequest(url: request.url)
@@ -90,7 +90,7 @@ import Testing
         #expect(spy.pendingCalls.count == 1)
         call.cancel()
         call.cancel()
-        spy.complete(status: 200, data: Data(#"{"id":1}"#.utf8))
+        spy.complete(with: MockResponse(status: 200, data: Data(#"{"id":1}"#.utf8)))
         #expect(spy.calls.first?.isCancelled == true)
         #expect(results.values.count == 1)
         guard case .cancelled = try fetchError(results.value) else {
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func nextAfterACancellationSendsNothing() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(status: 200))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200) })
         let later = Locked<(@Sendable () -> Void)?>(nil)
         let inner = Captured<Result<Response, any Error>>()
         let stack = spy.with(
@@ -129,7 +129,7 @@ import Testing
         let result = Captured<Result<Item, any Error>>()
         stack.perform(request, completion: result.capture)
         #expect(spy.calls.map(\.isCancelled) == [true, false])
-        spy.complete(status: 200, data: Data(#"{"id":3}"#.utf8))
+        spy.complete(with: MockResponse(status: 200, data: Data(#"{"id":3}"#.utf8)))
         #expect(try result.value?.get() == Item(id: 3))
     }
 
@@ -143,13 +143,13 @@ import Testing
         let results = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: results.capture).cancel()
         #expect(spy.calls.first?.isCancelled == false)
-        spy.complete(status: 204)
+        spy.complete(with: MockResponse(status: 204))
         #expect(try shared.value?.get().status == 204)
     }
 
     @Test func eventsReachEveryObserverOfTheCall() throws {
         let seen = Captured<String>()
-        let stack = MockPerformer(status: 200)
+        let stack = MockPerformer { _ in MockResponse(status: 200) }
             .with(
                 Custom { request, context, next, completion in
                     context.report(.retrying(request, attempt: 2, delay: 0, reason: "custom"))
@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func overTheDoublesEverythingHappensBeforePerformReturns() throws {
-        let stack = MockPerformer(response: .json(#"{"id":1}"#))
+        let stack = MockPerformer { _ in .json(#"{"id":1}"#) }
             .with(.retry(scheduler: TestScheduler()))
             .with(.authenticate(with: BearerAuthenticator(token: "t") { $0(.success("u")) }))
             .with(.deduplicate())

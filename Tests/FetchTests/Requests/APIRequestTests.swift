@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func aJSONEncodingFailureReachesThePerformersCompletion() throws {
-        let mock = MockPerformer(response: .json("{}"))
+        let mock = MockPerformer { _ in .json("{}") }
         let result = Captured<Result<Data, any Error>>()
         let request = APIRequest(base).jsonBody(["value": Double.infinity]).header("X-Later", "1")
         mock.perform(request, completion: result.capture)

@@ -135,6 +135,7 @@ import Testing
     }
 
     @Test func aMockPerformerAnswersAnEventStreamThenReconnects() async throws {
+        let sse: HeaderFields = ["Content-Type": "text/event-stream"]
         let calls = Locked(0)
         let mock = MockPerformer { _ in
             let call = calls.withLock { count -> Int in
@@ -142,8 +143,9 @@ import Testing
                 return count
             }
             switch call {
-            case 1: return .events([ServerSentEvent(id: "1", data: "one"), ServerSentEvent(id: "2", data: "two")])
-            case 2: return .events([ServerSentEvent(id: "3", data: "three")], retry: 250)
+            case 1:
+                return .chunks(["id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n"].map { Data($0.utf8) }, headers: sse)
+            case 2: return .chunks([Data("retry: 250\n\n".utf8), Data("id: 3\ndata: three\n\n".utf8)], headers: sse)
             default: return MockResponse(status: 204)
             }
         }

@@ -128,7 +128,7 @@ import Testing
         let entry = try HAR.Entry(
             request: recordedRequest,
             response: Response(status: 200, data: Data(#"{"id":5}"#.utf8), originalRequest: recordedRequest),
-            startedDateTime: Date(), timings: .total(0), redaction: [.queryItem("api_key")])
+            startedDateTime: Date(), timings: .total(0), redaction: Redaction(queryItems: ["api_key"]))
         #expect(entry.request.url == "http://api.test/feed?api_key=REDACTED")
         let mock = try MockPerformer(replaying: file([entry]))
         let asked = APIRequest(try url("http://api.test/feed")).query("api_key", "secret-two-5678")

@@ -11,22 +11,24 @@ import Testing
     let getUser = TestRequest("https://api.example.com/users/1")
 
     @Test func completesBeforePerformReturns() throws {
-        let mock = MockPerformer(
-            status: 200, data: Data(#"{"id": 1, "name": "Ada", "createdAt": "2026-11-30T08:42:12Z"}"#.utf8))
+        let mock = MockPerformer { _ in
+            MockResponse(
+                status: 200, data: Data(#"{"id": 1, "name": "Ada", "createdAt": "2026-11-30T08:42:12Z"}"#.utf8))
+        }
         let user = Captured<Result<User, any Error>>()
         mock.perform(getUser, completion: user.capture)
         #expect(try user.value?.get().name == "Ada")
     }
 
     @Test func errorBodiesGoThroughTheErrorParserAsWithSession() throws {
-        let mock = MockPerformer(response: .json(#"{"error": true, "reason": "no such user"}"#, status: 404))
+        let mock = MockPerformer { _ in .json(#"{"error": true, "reason": "no such user"}"#, status: 404) }
         let result = Locked<Result<User, any Error>?>(nil)
         mock.perform(getUser, errorParser: DecodableErrorParser<APIError>()) { value in result.withLock { $0 = value } }
         #expect(throws: APIError(error: true, reason: "no such user")) { try result.withLock { $0 }?.get() }
     }
 
     @Test func transportErrorsArriveAsSessionWouldDeliverThem() throws {
-        let mock = MockPerformer(error: URLError(.timedOut))
+        let mock = MockPerformer { _ in throw URLError(.timedOut) }
         let result = Locked<Result<Data, any Error>?>(nil)
         mock.perform(getUser) { value in result.withLock { $0 = value } }
         guard case .timedOut = try fetchError(result.withLock { $0 }) else {
@@ -61,6 +63,32 @@ import Testing
         )
     }
 
+    @Test func aRouteWithATrailingSlashAnswersThatPathOnly() async throws {
+        let mock = MockPerformer(routes: [.get("/alice/", .text("calendar home"))])
+        let text: String = try await mock.perform(TestRequest("https://dav.example.com/alice/"))
+        #expect(text == "calendar home")
+        await #expect(throws: MockPerformer.NoAnswer.self) {
+            let _: String = try await mock.perform(TestRequest("https://dav.example.com/alice"))
+        }
+    }
+
+    @Test func aRouteWithoutATrailingSlashDoesNotAnswerThePathWithOne() async throws {
+        let mock = MockPerformer(routes: [.get("/alice", .text("alice"))])
+        let text: String = try await mock.perform(TestRequest("https://dav.example.com/alice"))
+        #expect(text == "alice")
+        let error = try await #require(throws: MockPerformer.NoAnswer.self) {
+            let _: String = try await mock.perform(TestRequest("https://dav.example.com/alice/"))
+        }
+        #expect(error.description.contains("(path /alice/)"))
+    }
+
+    @Test func theRootRouteAnswersTheRootAndAnEmptyPath() async throws {
+        let mock = MockPerformer(routes: [.get("/", .text("root"))])
+        let slash: String = try await mock.perform(TestRequest("https://api.example.com/"))
+        let empty: String = try await mock.perform(TestRequest("https://api.example.com"))
+        #expect([slash, empty] == ["root", "root"])
+    }
+
     @Test func aHandlerSeesTheRequest() async throws {
         let mock = MockPerformer { request in
             .text("\(request.method) \(request.url.path)")
@@ -83,7 +111,9 @@ import Testing
 
     @Test func cancellingAFinishedCallDoesNothing() {
         let count = Locked(0)
-        let call = MockPerformer().perform(getUser) { (_: Result<Data, any Error>) in count.withLock { $0 += 1 } }
+        let call = MockPerformer { _ in MockResponse() }.perform(getUser) { (_: Result<Data, any Error>) in
+            count.withLock { $0 += 1 }
+        }
         call.cancel()
         #expect(count.withLock { $0 } == 1)
     }

@@ -26,7 +26,7 @@ import Testing
         spy.complete(with: .json(#"{"id": 1, "name": "Ada", "createdAt": "2026-11-30T08:42:12Z"}"#))
         #expect(try results.withLock { $0 }.first?.get().name == "Ada")
         #expect(spy.pendingCalls.isEmpty)
-        spy.complete(status: 500)
+        spy.complete(with: MockResponse(status: 500))
         #expect(results.withLock { $0.count } == 1)
     }
 
@@ -60,7 +60,7 @@ import Testing
         }
         call.cancel()
         call.cancel()
-        spy.complete(status: 200)
+        spy.complete(with: MockResponse(status: 200))
         #expect(spy.calls.first?.isCancelled == true)
         #expect(results.withLock { $0.count } == 1)
         guard case .cancelled = try fetchError(results.withLock { $0.first }) else {
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func forwardsToAWrappedPerformerAndStillRecords() throws {
-        let spy = SpyPerformer(forwardingTo: MockPerformer(response: .text("hello")))
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .text("hello") })
         let result = Locked<Result<String, any Error>?>(nil)
         spy.perform(TestRequest("https://api.example.com/greeting")) { value in result.withLock { $0 = value } }
         #expect(try result.withLock { $0 }?.get() == "hello")
@@ -102,5 +102,46 @@ import Testing
         }
         #expect(spy.requests.count == 200)
         #expect(Set(spy.requests.map(\.url.path)).count == 200)
+    }
+}
+
+@Suite struct SpyPerformerNextCallTests {
+    @Test func awaitsACallMadeFromAnotherTask() async throws {
+        let spy = SpyPerformer()
+        let answer = Task {
+            let user: User = try await spy.perform(TestRequest("https://api.example.com/users/7"))
+            return user
+        }
+        let call = try await spy.nextCall()
+        #expect(call.request.url.path == "/users/7")
+        #expect(call.isPending)
+        call.complete(with: .json(#"{"id": 7, "name": "Ada", "createdAt": "2026-11-30T08:42:12Z"}"#))
+        #expect(try await answer.value.name == "Ada")
+    }
+
+    @Test func returnsEachCallOnceInTheOrderTheyWereMadeEvenWhenTheyArrivedFirst() async throws {
+        let spy = SpyPerformer()
+        spy.perform(TestRequest("https://api.example.com/a")) { (_: Result<Data, any Error>) in }
+        spy.perform(TestRequest("https://api.example.com/b")) { (_: Result<Data, any Error>) in }
+        #expect(try await spy.nextCall().request.url.path == "/a")
+        #expect(try await spy.nextCall().request.url.path == "/b")
+        let third = Task { try await spy.nextCall().request.url.path }
+        spy.perform(TestRequest("https://api.example.com/c")) { (_: Result<Data, any Error>) in }
+        #expect(try await third.value == "/c")
+    }
+
+    @Test func timesOutWhenNoCallComesAndTheNextWaitStillGetsTheCall() async throws {
+        let spy = SpyPerformer()
+        await #expect(throws: CaptureTimeout.self) { try await spy.nextCall(timeout: .milliseconds(50)) }
+        spy.perform(TestRequest("https://api.example.com/late")) { (_: Result<Data, any Error>) in }
+        #expect(try await spy.nextCall().request.url.path == "/late")
+    }
+
+    @Test func seesTheCallsOfAForwardingSpy() async throws {
+        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .text("hello") })
+        let text = Task { () -> String in try await spy.perform(TestRequest("https://api.example.com/greeting")) }
+        let call = try await spy.nextCall()
+        #expect(call.request.url.path == "/greeting")
+        #expect(try await text.value == "hello")
     }
 }

@@ -129,7 +129,7 @@ import Testing
 
         let error = try await ResumableDownloadTests.failure(of: transfer)
 
-        guard case .integrityCheckFailed(let failedURL, let reason) = error else {
+        guard case .integrityCheckFailed(let failedURL, let reason, _) = error else {
             Issue.record("expected .integrityCheckFailed, got \(error)")
             return
         }
@@ -149,7 +149,7 @@ import Testing
 
         let error = try await ResumableDownloadTests.failure(of: transfer)
 
-        guard case .integrityCheckFailed(_, let reason) = error else {
+        guard case .integrityCheckFailed(_, let reason, _) = error else {
             Issue.record("expected .integrityCheckFailed, got \(error)")
             return
         }

@@ -283,7 +283,7 @@ struct ResumeServer {
             TestRequest(url), to: destination, resumption: Self.resumption(sha256: String(repeating: "0", count: 64)))
 
         let error = try await Self.failure(of: transfer)
-        guard case .integrityCheckFailed(let failedURL, let reason) = error else {
+        guard case .integrityCheckFailed(let failedURL, let reason, _) = error else {
             Issue.record("expected .integrityCheckFailed, got \(error)")
             return
         }

@@ -94,7 +94,7 @@ struct RangeSigner: Middleware {
 
     @Test func aMockPerformerAnswersADownloadWithItsBodyInTheFileAndProgress() async throws {
         let body = Data("the scripted body".utf8)
-        let mock = MockPerformer(status: 200, data: body)
+        let mock = MockPerformer { _ in MockResponse(status: 200, data: body) }
         let destination = directory.url.appending(path: "mocked.txt")
 
         let (response, progress) = try await values(
@@ -106,7 +106,7 @@ struct RangeSigner: Middleware {
     }
 
     @Test func aMockPerformersErrorStatusFailsTheDownloadThroughTheErrorParser() async throws {
-        let mock = MockPerformer(response: .json(#"{"error":true,"reason":"gone"}"#, status: 410))
+        let mock = MockPerformer { _ in .json(#"{"error":true,"reason":"gone"}"#, status: 410) }
         let download = mock.download(
             TestRequest("https://api.example.com/files/1"), to: directory.url.appending(path: "gone.json"),
             errorParser: DecodableErrorParser<APIError>())

@@ -30,19 +30,6 @@ package enum Exchange {
         }
     }
 
-    /// Turns what a transport returned for `request` into a value of `T`, or the error to deliver.
-    package static func result<T: Parsable>(
-        for request: any Request,
-        data: Data?,
-        urlResponse: URLResponse?,
-        error: (any Error)?,
-        errorParser: (any ErrorParsing)?
-    ) -> Result<T, any Error> {
-        response(for: request, data: data, urlResponse: urlResponse, error: error).flatMap { response in
-            T.parse(response: response, errorParser: errorParser)
-        }
-    }
-
     /// A new stream over `request`'s body, for a task that must send it again (a 307 or 308 redirect, an
     /// authentication challenge).
     ///

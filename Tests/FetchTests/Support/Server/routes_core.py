@@ -51,6 +51,18 @@ def status(exchange, match):
     exchange.send_json(code, {"error": True, "reason": f"status {code} as asked"})
 
 
+@route(r"/xml/(\d+)")
+def xml(exchange, match):
+    """An XML API: a feed for 200, an error document with a request id and Retry-After otherwise."""
+    code = int(match.group(1))
+    if code == 200:
+        body = b"<feed><title>Ada</title></feed>"
+        return exchange.send(200, body, content_type="application/xml")
+    body = f"<error><code>{code}</code><message>no such feed</message></error>".encode()
+    exchange.send(code, body, content_type="application/xml",
+                  headers={"X-Request-Id": "req-8f2c", "Retry-After": "120"})
+
+
 @route(r"/delay/(\d+)")
 def delay(exchange, match):
     milliseconds = min(int(match.group(1)), 10_000)

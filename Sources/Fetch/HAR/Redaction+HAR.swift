@@ -4,133 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Which secrets are kept out of a HAR file: the header fields, query parameters, form fields and JSON keys whose
-/// values are written as `REDACTED`.
-///
-/// The secrets a user cannot be expected to list are always redacted, matched without regard to case:
-///
-/// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-API-Key`, and every
-///   header field whose name contains `token`, `secret` or `password` (`X-Auth-Token`, `X-Client-Secret`);
-/// - query parameters, fields of form bodies and top-level keys of JSON object bodies (of requests and of
-///   responses) with those same names: `access_token`, `client_secret`, `password`, `authorization`.
-///
-/// The names given add to them, they never replace them, and need not repeat them:
-///
-/// ```swift
-/// let redaction: HARRedaction = [.header("X-Session"), .queryItem("api_key")]
-/// ```
-///
-/// A redacted value is replaced wherever it is written: in the headers, the cookies, the URL and its query
-/// parameters, the fields of a form body and the top-level keys of a JSON body of the same names, and anywhere else
-/// in the entry its text occurs (a server that echoes the request, a `Location` that carries a token), so the secret
-/// never reaches the file.
-/// Values shorter than ``minimumSearchedLength`` characters are replaced where they are named, but not searched
-/// for in the rest of the entry, where they would replace innocent text.
-public struct HARRedaction: Sendable, Equatable {
-    /// What a redacted value is replaced with.
-    public static let placeholder = "REDACTED"
-
-    /// The header fields that are always redacted, besides those whose name contains `token`, `secret` or
-    /// `password`. Query parameters, form fields and JSON keys of these names are redacted too.
-    public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key"]
-
-    /// The parts of a name that make it a secret's, whatever the rest of it: `X-Auth-Token`, `client_secret`.
-    static let secretNameParts = ["token", "secret", "password"]
-
-    /// The length from which a redacted value is also searched for, and replaced, in the rest of an entry.
-    public static let minimumSearchedLength = 6
-
-    /// Only the secrets that are always redacted.
-    public static let `default` = HARRedaction(headers: [])
-
-    /// The header fields redacted, matched without regard to case: the defaults, then those added.
-    public let headers: [String]
-
-    /// The query parameters (and form fields, and top-level JSON keys) redacted, matched without regard to case:
-    /// the defaults, then those added.
-    public let queryItems: [String]
-
-    /// Creates a redaction of the secrets always redacted and of those named.
-    ///
-    /// - Parameters:
-    ///   - headers: More header fields to redact. The default is none.
-    ///   - queryItems: More query parameters, form body fields and top-level JSON keys to redact. The default is
-    ///     none.
-    public init(headers: [String] = [], queryItems: [String] = []) {
-        self.headers = Self.adding(headers, to: Self.defaultHeaders)
-        self.queryItems = Self.adding(queryItems, to: Self.defaultHeaders)
-    }
-
-    private static func adding(_ names: [String], to defaults: [String]) -> [String] {
-        var all = defaults
-        for name in names where !all.contains(where: { HeaderName.equal($0, name) }) {
-            all.append(name)
-        }
-        return all
-    }
-
-    /// Whether the value of the header field `name` is redacted.
-    ///
-    /// - Parameter name: The field name, in any case.
-    /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
-    ///   added.
-    public func redactsHeader(_ name: String) -> Bool {
-        headers.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
-    }
-
-    /// Whether the value of the query parameter, form field or top-level JSON key `name` is redacted.
-    ///
-    /// - Parameter name: The parameter's name, decoded, in any case.
-    /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
-    ///   added.
-    public func redactsQueryItem(_ name: String) -> Bool {
-        queryItems.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
-    }
-
-    /// Whether `name` contains one of ``secretNameParts``, in any case.
-    private static func namesSecret(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        return secretNameParts.contains { lowered.contains($0) }
-    }
-}
-
-extension HARRedaction {
-    /// A header field or query parameter to redact, in an array literal of ``HARRedaction``.
-    public struct Name: Sendable, Equatable {
-        let header: String?
-        let queryItem: String?
-
-        /// A header field, such as `X-API-Key`.
-        ///
-        /// - Parameter name: The field name, in any case.
-        /// - Returns: The name.
-        public static func header(_ name: String) -> Name {
-            Name(header: name, queryItem: nil)
-        }
-
-        /// A query parameter, such as `api_key`; form body fields and top-level JSON keys of the same name are
-        /// redacted too.
-        ///
-        /// - Parameter name: The parameter's name, decoded.
-        /// - Returns: The name.
-        public static func queryItem(_ name: String) -> Name {
-            Name(header: nil, queryItem: name)
-        }
-    }
-}
-
-// MARK: - ExpressibleByArrayLiteral
-
-extension HARRedaction: ExpressibleByArrayLiteral {
-    /// The default headers and those listed: `[.header("X-API-Key"), .queryItem("token")]`.
-    ///
-    /// - Parameter names: The header fields and query parameters to add to the defaults.
-    public init(arrayLiteral names: Name...) {
-        self.init(headers: names.compactMap(\.header), queryItems: names.compactMap(\.queryItem))
-    }
-}
-
-extension HARRedaction {
+extension Redaction {
     /// The URL with the values of redacted query parameters, and any password, replaced.
     package func redacting(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
@@ -199,7 +73,7 @@ extension HARRedaction {
 /// Replaces secrets in the text and bytes of an entry, as they are, percent-encoded and form-encoded.
 package struct HARScrubber: Sendable {
     private let needles: [Data]
-    private let replacement = Data(HARRedaction.placeholder.utf8)
+    private let replacement = Data(Redaction.placeholder.utf8)
 
     package init(secrets: [String]) {
         var needles: [Data] = []
@@ -327,7 +201,7 @@ package enum HARJSON {
     /// `body` with the value of every top-level key that `redaction` names replaced by `"REDACTED"`, and the secret
     /// values replaced (a string's text, another value's JSON); `nil` when the body is not a JSON object or names no
     /// such key.
-    package static func redacting(_ body: Data, _ redaction: HARRedaction) -> (body: Data, secrets: [String])? {
+    package static func redacting(_ body: Data, _ redaction: Redaction) -> (body: Data, secrets: [String])? {
         let bytes = [UInt8](body)
         guard let members = members(bytes) else {
             return nil
@@ -337,11 +211,11 @@ package enum HARJSON {
             return nil
         }
         var result = bytes
-        let placeholder = Array("\"\(HARRedaction.placeholder)\"".utf8)
+        let placeholder = Array("\"\(Redaction.placeholder)\"".utf8)
         for member in redacted.reversed() {
             result.replaceSubrange(member.value, with: placeholder)
         }
-        let secrets = redacted.map { text(of: bytes[$0.value]) }.filter { $0 != HARRedaction.placeholder }
+        let secrets = redacted.map { text(of: bytes[$0.value]) }.filter { $0 != Redaction.placeholder }
         return (Data(result), secrets)
     }
 
