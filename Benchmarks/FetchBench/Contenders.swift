@@ -6,7 +6,7 @@ import Foundation
 #endif
 
 /// The two sides of a throughput comparison, each at its best on the same configuration: Fetch's ``Session`` as an app
-/// makes one (`Session(configuration:)`, which owns its `URLSession`), and the code a person writes by hand with a
+/// makes one (`Session(transport: URLSessionTransport(configuration:))`, which owns its `URLSession`), and the code a person writes by hand with a
 /// `URLSession(configuration:)`, `dataTask` and `JSONDecoder`.
 struct Contenders {
     let urlSession: URLSession
@@ -18,7 +18,7 @@ struct Contenders {
         queue = OperationQueue()
         queue.name = "fetch-bench.callbacks"
         urlSession = URLSession(configuration: configuration)
-        session = Session(configuration: configuration, callbackQueue: queue)
+        session = Session(transport: URLSessionTransport(configuration: configuration), callbackQueue: queue)
     }
 
     /// Hand-written: a data task, a status check, `JSONDecoder`, and the result handed to the callback queue.

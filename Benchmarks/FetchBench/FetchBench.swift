@@ -268,7 +268,9 @@ struct FetchBench {
             }
             let queue = TimingQueue()
             queue.maxConcurrentOperationCount = 1  // serial, as the main queue is
-            let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: queue)
+            let session = Session(
+                transport: URLSessionTransport(session: URLSession(configuration: inProcessConfiguration())),
+                callbackQueue: queue)
             let count = path == "items-1m" ? max(20, options.requests / 5) : options.requests * 2
             // The completion only leaves a group that nobody waits on until the end: what the queue spends is
             // Fetch's delivery, not a thread wake-up or the next request.
@@ -299,7 +301,9 @@ struct FetchBench {
         guard let url = URL(string: "http://fetch-bench.invalid/slow") else {
             return false
         }
-        let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: .init())
+        let session = Session(
+            transport: URLSessionTransport(session: URLSession(configuration: inProcessConfiguration())),
+            callbackQueue: .init())
         var counts: [Int] = []
         for performer in [DeduplicatingPerformer(session) as any RequestPerforming, session] {
             let before = InProcessBackend.requests.withLock { $0 }
@@ -330,7 +334,8 @@ struct FetchBench {
         guard let cacheableURL = components.url else {
             return false
         }
-        let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
+        let session = Session(
+            transport: URLSessionTransport(session: URLSession(configuration: configuration)), callbackQueue: .init())
         let cache = CachingPerformer(session)
         let trips = max(10, options.requests / 4)
         let timing = blocking {

@@ -13,7 +13,7 @@ import Foundation
 /// let performer = try ReplayingPerformer(
 ///     harFile: fixtures.appendingPathComponent("api.har"),
 ///     mode: ProcessInfo.processInfo.environment["RECORD"] == nil ? .once : .record,
-///     live: Session(configuration: .ephemeral)
+///     live: Session(transport: URLSessionTransport(configuration: .ephemeral))
 /// )
 /// ```
 ///

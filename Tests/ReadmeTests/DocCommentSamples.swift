@@ -148,7 +148,8 @@ enum CachingPerformerSample {
 
     static func sample(configuration: URLSessionConfiguration) async throws {
         // DOC-BEGIN
-        let performer = CachingPerformer(Session(configuration: configuration), maximumBytes: 32 << 20)
+        let performer = CachingPerformer(
+            Session(transport: URLSessionTransport(configuration: configuration)), maximumBytes: 32 << 20)
         let user: User = try await performer.perform(GetUser(id: 1))  // from the network
         let again: User = try await performer.perform(GetUser(id: 1))  // from memory while fresh
         // DOC-END
@@ -573,7 +574,7 @@ enum ReplayingPerformerSample {
         let performer = try ReplayingPerformer(
             harFile: fixtures.appendingPathComponent("api.har"),
             mode: ProcessInfo.processInfo.environment["RECORD"] == nil ? .once : .record,
-            live: Session(configuration: .ephemeral)
+            live: Session(transport: URLSessionTransport(configuration: .ephemeral))
         )
         // DOC-END
         return performer

@@ -12,7 +12,7 @@ func cachingSample() async throws {
     // README-BEGIN
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil  // only Fetch's cache answers
-    let session = Session(configuration: configuration)
+    let session = Session(transport: URLSessionTransport(configuration: configuration))
     let performer = CachingPerformer(DeduplicatingPerformer(session), maximumBytes: 32 << 20)
 
     async let first: User = performer.perform(GetUser(baseURL: baseURL, id: 1))

@@ -32,7 +32,7 @@ func onceSample(fixture: URL) throws -> ReplayingPerformer {
     let performer = try ReplayingPerformer(
         harFile: fixture,
         mode: ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == nil ? .once : .record,
-        live: Session(configuration: .ephemeral)
+        live: Session(transport: URLSessionTransport(configuration: .ephemeral))
     )
     // README-END
     return performer

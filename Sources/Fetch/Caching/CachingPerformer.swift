@@ -8,7 +8,8 @@ import Foundation
 /// while they are fresh.
 ///
 /// ```swift
-/// let performer = CachingPerformer(Session(configuration: configuration), maximumBytes: 32 << 20)
+/// let performer = CachingPerformer(
+///     Session(transport: URLSessionTransport(configuration: configuration)), maximumBytes: 32 << 20)
 /// let user: User = try await performer.perform(GetUser(id: 1))  // from the network
 /// let again: User = try await performer.perform(GetUser(id: 1))  // from memory while fresh
 /// ```

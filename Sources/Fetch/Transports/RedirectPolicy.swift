@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// How a ``Session`` follows redirects: which ones it refuses, and which headers never travel to another origin.
+/// How a transport follows redirects: which ones it refuses, and which headers never travel to another origin.
 ///
 /// Whatever the platform's `URLSession` would do, a `Session` removes credentials (``sensitiveHeaders``) from a
 /// redirected request as soon as it leaves the origin (scheme, host and port) of the original request, and never puts
@@ -45,7 +45,7 @@ public struct RedirectPolicy: Sendable {
     public static let `default` = RedirectPolicy()
 
     /// What to do with one redirect.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Follow the redirect with this request (sensitive headers already removed where needed).
         case follow(URLRequest)
         /// Do not follow it; the caller receives the 3xx response.
@@ -63,7 +63,7 @@ public struct RedirectPolicy: Sendable {
     ///   - redirectsSoFar: How many redirects this request has already followed.
     ///   - hasLeftOrigin: Whether an earlier hop already left the original origin.
     /// - Returns: The decision.
-    public func decide(
+    package func decide(
         redirect: URLRequest,
         originalURL: URL,
         currentURL: URL,
