@@ -10,7 +10,7 @@ import Foundation
 /// ratios, each target marked PASS or FAIL.
 ///
 /// ```text
-/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only streaming,resume]
+/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only shared,streaming]
 /// ```
 ///
 /// Each comparison runs the two sides alternately (A B A B …) for several rounds and reports the medians.
@@ -32,6 +32,9 @@ struct FetchBench {
         let server = httpServer(options: options)
         if options.runs("throughput") {
             throughputRows(into: &table, options: options, server: server)
+        }
+        if options.runs("shared") {
+            sharedSessionRows(into: &table, options: options, server: server)
         }
         if options.runs("overhead") {
             overheadRow(into: &table, options: options)

@@ -21,7 +21,7 @@
     /// transport throws ``CurlTransportError`` when it cannot be loaded or is older than 7.68.0.
     ///
     /// One thread per transport runs libcurl's event loop. Requests and cancellations reach it through
-    /// `curl_multi_wakeup`, connections are kept alive and reused (up to ``Options/maximumConnectionsPerHost`` per
+    /// `curl_multi_wakeup`, connections are kept alive and reused (up to the options' `maximumConnectionsPerHost` per
     /// host), and HTTP/2 is used over TLS when the server offers it, with concurrent requests multiplexed on one
     /// connection. TLS always verifies the peer's certificate and host name.
     ///
