@@ -6,8 +6,9 @@ import Foundation
 #endif
 
 /// The two sides of a throughput comparison, each at its best on the same configuration: Fetch's ``Session`` as an app
-/// makes one (`Session(configuration:)`, which owns its `URLSession`), and the code a person writes by hand with a
-/// `URLSession(configuration:)`, `dataTask` and `JSONDecoder`.
+/// makes one (`Session(transport: URLSessionTransport(configuration:))`, which owns its `URLSession`), and the code a
+/// person writes by hand with a `URLSession(configuration:)`, `dataTask` and `JSONDecoder`; or any other pair of a
+/// session and the `URLSession` the hand-written side uses.
 struct Contenders {
     let urlSession: URLSession
     let session: Session
@@ -15,10 +16,17 @@ struct Contenders {
     let decoder = JSONDecoder()
 
     init(configuration: URLSessionConfiguration) {
+        self.init(urlSession: URLSession(configuration: configuration)) {
+            Session(transport: URLSessionTransport(configuration: configuration), callbackQueue: $0)
+        }
+    }
+
+    /// The hand-written side on `urlSession`, Fetch's the session `makeSession` makes on the callback queue.
+    init(urlSession: URLSession, makeSession: (OperationQueue) -> Session) {
         queue = OperationQueue()
         queue.name = "fetch-bench.callbacks"
-        urlSession = URLSession(configuration: configuration)
-        session = Session(configuration: configuration, callbackQueue: queue)
+        self.urlSession = urlSession
+        session = makeSession(queue)
     }
 
     /// Hand-written: a data task, a status check, `JSONDecoder`, and the result handed to the callback queue.

@@ -9,7 +9,7 @@
     extension FetchBench {
         // MARK: - 7. The libcurl transport (Linux)
 
-        /// `Session(transport: .curl)` against what a Linux user would otherwise run: hand-written `URLSession` code
+        /// `Session(transport: CurlTransport())` against what a Linux user would otherwise run: hand-written `URLSession` code
         /// (callbacks and `async`), a bare libcurl multi loop in this process (the limit: no Fetch, the same decode),
         /// and the curl command-line tool. Every side decodes the same `[Item]` JSON except the CLI, which only reads
         /// the bodies.
@@ -22,11 +22,11 @@
             let bare: BareCurlLoop
             do {
                 curlSession = try Session(
-                    transport: .curl(CurlTransport.Options(maximumConnectionsPerHost: 8)),
+                    transport: CurlTransport(options: CurlTransport.Options(maximumConnectionsPerHost: 8)),
                     callbackQueue: contenders.queue)
                 bare = try BareCurlLoop(queue: contenders.queue)
             } catch {
-                table.value("Session(transport: .curl)", "libcurl unavailable: \(error)")
+                table.value("Session(transport: try CurlTransport())", "libcurl unavailable: \(error)")
                 return
             }
             // The payload: a few dozen bytes of JSON (here one item, 75 bytes), beside the same server's 1 KB.

@@ -33,7 +33,8 @@ extension FetchBench {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fetch-bench-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up
-        let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
+        let session = Session(
+            transport: URLSessionTransport(session: URLSession(configuration: configuration)), callbackQueue: .init())
         let sent = Locked(0)
         let counted = session.with(
             .observe { event in

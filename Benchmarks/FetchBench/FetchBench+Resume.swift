@@ -20,7 +20,8 @@ extension FetchBench {
                 "fetch-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up
-            let transfers = Session(configuration: serverConfiguration(), callbackQueue: .init())
+            let transfers = Session(
+                transport: URLSessionTransport(configuration: serverConfiguration()), callbackQueue: .init())
             let resumption = DownloadResumption(
                 retryPolicy: RetryPolicy(maximumAttempts: 3, backoff: Backoff(initialDelay: 0)),
                 scheduler: TestScheduler())

@@ -10,7 +10,7 @@ import Foundation
 /// ratios, each target marked PASS or FAIL.
 ///
 /// ```text
-/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only streaming,resume]
+/// swift run -c release fetch-bench [--quick] [--server http://127.0.0.1:8080/items-1k] [--only shared,streaming]
 /// ```
 ///
 /// Each comparison runs the two sides alternately (A B A B …) for several rounds and reports the medians.
@@ -32,6 +32,9 @@ struct FetchBench {
         let server = httpServer(options: options)
         if options.runs("throughput") {
             throughputRows(into: &table, options: options, server: server)
+        }
+        if options.runs("shared") {
+            sharedSessionRows(into: &table, options: options, server: server)
         }
         if options.runs("overhead") {
             overheadRow(into: &table, options: options)
@@ -268,7 +271,9 @@ struct FetchBench {
             }
             let queue = TimingQueue()
             queue.maxConcurrentOperationCount = 1  // serial, as the main queue is
-            let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: queue)
+            let session = Session(
+                transport: URLSessionTransport(session: URLSession(configuration: inProcessConfiguration())),
+                callbackQueue: queue)
             let count = path == "items-1m" ? max(20, options.requests / 5) : options.requests * 2
             // The completion only leaves a group that nobody waits on until the end: what the queue spends is
             // Fetch's delivery, not a thread wake-up or the next request.
@@ -299,7 +304,9 @@ struct FetchBench {
         guard let url = URL(string: "http://fetch-bench.invalid/slow") else {
             return false
         }
-        let session = Session(session: URLSession(configuration: inProcessConfiguration()), callbackQueue: .init())
+        let session = Session(
+            transport: URLSessionTransport(session: URLSession(configuration: inProcessConfiguration())),
+            callbackQueue: .init())
         var counts: [Int] = []
         for performer in [session.with(.deduplicate()) as any RequestPerforming, session] {
             let before = InProcessBackend.requests.withLock { $0 }
@@ -330,7 +337,8 @@ struct FetchBench {
         guard let cacheableURL = components.url else {
             return false
         }
-        let session = Session(session: URLSession(configuration: configuration), callbackQueue: .init())
+        let session = Session(
+            transport: URLSessionTransport(session: URLSession(configuration: configuration)), callbackQueue: .init())
         let responses = ResponseCache()
         let cache = session.with(.cache(responses))
         let trips = max(10, options.requests / 4)

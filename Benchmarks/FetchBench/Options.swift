@@ -10,7 +10,7 @@ struct Options {
 
     /// The groups of rows, in the order they run.
     static let allGroups = [
-        "throughput", "overhead", "parse", "callback-queue", "pipeline", "deduplication", "cache", "resume",
+        "throughput", "shared", "overhead", "parse", "callback-queue", "pipeline", "deduplication", "cache", "resume",
         "streaming", "curl",
     ]
 

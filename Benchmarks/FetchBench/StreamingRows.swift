@@ -24,7 +24,8 @@ extension FetchBench {
             table.value(throughputMeasure, "no server: \(error)", target: ">= 0.90x", passed: false)
             return
         }
-        let session = Session(configuration: serverConfiguration(), callbackQueue: OperationQueue())
+        let session = Session(
+            transport: URLSessionTransport(configuration: serverConfiguration()), callbackQueue: OperationQueue())
         let counter = ByteCountingDelegate(configuration: serverConfiguration(), inline: false)
         let request = Get(url: server.url)
 
@@ -168,7 +169,9 @@ enum StreamMemoryChild {
             print("usage: fetch-bench \(flag) <url> <bytes> <bytes per second>")
             return 2
         }
-        let session = Session(configuration: FetchBench.serverConfiguration(), callbackQueue: OperationQueue())
+        let session = Session(
+            transport: URLSessionTransport(configuration: FetchBench.serverConfiguration()),
+            callbackQueue: OperationQueue())
         let outcome = blocking { () -> Result<(growth: Int, bytes: Int), any Error> in
             do {
                 let meter = try ResidentMemory()

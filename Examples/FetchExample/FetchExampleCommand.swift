@@ -70,7 +70,8 @@ struct FetchExampleCommand {
         let callbackQueue = OperationQueue()
         callbackQueue.name = "fetch-example.callbacks"
         callbackQueue.maxConcurrentOperationCount = 1
-        let session = Session(configuration: sessionConfiguration, callbackQueue: callbackQueue)
+        let session = Session(
+            transport: URLSessionTransport(configuration: sessionConfiguration), callbackQueue: callbackQueue)
         // With --har, the recording goes outermost around the session, and the API stacks its authentication and
         // retries over it: the file gets one entry per exchange with the server, each request as a
         // MockPerformer(replaying:) in the session's place is asked it, with the Bearer tokens written as REDACTED.

@@ -92,7 +92,9 @@ import Testing
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [DemoURLProtocol.self]
         let api = API(
-            baseURL: baseURL, performer: Session(configuration: configuration, callbackQueue: OperationQueue()),
+            baseURL: baseURL,
+            performer: Session(
+                transport: URLSessionTransport(configuration: configuration), callbackQueue: OperationQueue()),
             maxPOExpense: Money(cents: 0))
         try await api.logIn(username: "ada", password: "analytical-engine")
         let start = ContinuousClock.now

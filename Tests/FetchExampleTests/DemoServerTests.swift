@@ -90,7 +90,7 @@ import Testing
             let embeddedToken = try Self.logIn(embedded)
             let item = Case(method: .get, path: "api/notifications")
             let answered = Self.send(item, to: embedded, token: embeddedToken)
-            let stream = try await Session(session: .shared).stream(
+            let stream = try await Session().stream(
                 Request(Self.request(item, server.baseURL, token: serverToken)))
             var chunks: [Data] = []
             for try await chunk in stream {
@@ -108,21 +108,21 @@ import Testing
 
             var reconnection = Self.request(item, server.baseURL, token: serverToken)
             reconnection.setValue("3", forHTTPHeaderField: "Last-Event-ID")
-            let end = try await Session(session: .shared).stream(Request(reconnection))
+            let end = try await Session().stream(Request(reconnection))
             #expect(end.response.status == 204)
         }
     }
 
     @Test func logInThroughTheAPIClientAnswersTheDemoUser() async throws {
         try await DemoServer.with { server in
-            let api = API(baseURL: server.baseURL, performer: Session(session: .shared), maxPOExpense: Money(cents: 0))
+            let api = API(baseURL: server.baseURL, performer: Session(), maxPOExpense: Money(cents: 0))
             let signedIn = try await api.logIn(username: "ada", password: "analytical-engine")
             #expect(signedIn.userID == Fixtures.userID && !signedIn.token.isEmpty)
         }
     }
 
     static func logIn(_ baseURL: URL) async throws -> String {
-        let login: LoginAnswer = try await Session(session: .shared).perform(
+        let login: LoginAnswer = try await Session().perform(
             API.logInRequest(baseURL: baseURL, username: "ada", password: "analytical-engine"))
         return login.token
     }
@@ -147,7 +147,7 @@ import Testing
     }
 
     static func send(_ item: Case, to baseURL: URL, token: String) async throws -> DemoBackend.Answer {
-        let response: Response = try await Session(session: .shared).perform(
+        let response: Response = try await Session().perform(
             Request(request(item, baseURL, token: token)))
         return DemoBackend.Answer(status: response.status, body: response.data ?? Data())
     }

@@ -14,7 +14,7 @@ enum ChoosingATransportArticle {
         // DOC-BEGIN
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpAdditionalHeaders = ["User-Agent": "MyApp/1.0"]
-        let session = Session(configuration: configuration, callbackQueue: .main)
+        let session = Session(transport: URLSessionTransport(configuration: configuration), callbackQueue: .main)
         // DOC-END
         return session
     }

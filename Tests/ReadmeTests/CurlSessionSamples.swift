@@ -7,7 +7,7 @@ import Foundation
 func curlSessionSample() async throws {
     // README-BEGIN
     #if os(Linux)
-        let session = try Session(transport: .curl, callbackQueue: OperationQueue())
+        let session = try Session(transport: CurlTransport(), callbackQueue: OperationQueue())
         let user: User = try await session.perform(GetUser(baseURL: baseURL, id: 1))
 
         // Connection limits, HTTP version, a CA file for a self-signed server, public-key pins:
@@ -15,7 +15,7 @@ func curlSessionSample() async throws {
             maximumConnectionsPerHost: 8,
             pinnedPublicKeys: ["sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE="]
         )
-        let pinned = try Session(transport: .curl(options))
+        let pinned = try Session(transport: CurlTransport(options: options))
     #endif
     // README-END
     #if os(Linux)
@@ -24,11 +24,19 @@ func curlSessionSample() async throws {
 }
 
 #if os(Linux)
-    /// The sample of `Session.Backend`'s doc comment.
-    func sessionBackendDocSample(queue: OperationQueue) throws -> Session {
+    /// The sample of `CurlTransport`'s doc comment.
+    func curlTransportDocSample(queue: OperationQueue) throws -> Session {
         // DOC-BEGIN
-        let session = try Session(transport: .curl, callbackQueue: queue)
+        let session = try Session(transport: CurlTransport(), callbackQueue: queue)
         // DOC-END
         return session
     }
 #endif
+
+/// The sample of `Session.init(transport:callbackQueue:)`'s and `URLSessionTransport`'s doc comments.
+func sessionOnATransportDocSample(queue: OperationQueue) -> Session {
+    // DOC-BEGIN
+    let session = Session(transport: URLSessionTransport(configuration: .ephemeral), callbackQueue: queue)
+    // DOC-END
+    return session
+}

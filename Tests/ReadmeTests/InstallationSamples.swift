@@ -11,5 +11,5 @@ import Foundation
 
 /// Names a type from each module the imports bring in, so that the file proves they are enough.
 func installationSample(configuration: URLSessionConfiguration) -> Session {
-    Session(configuration: configuration)
+    Session(transport: URLSessionTransport(configuration: configuration))
 }

@@ -12,7 +12,7 @@ func cachingSample() async throws {
     // README-BEGIN
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil  // only Fetch's cache answers
-    let session = Session(configuration: configuration)
+    let session = Session(transport: URLSessionTransport(configuration: configuration))
     let cache = ResponseCache(maximumBytes: 32 << 20)
     let performer = session.with(.cache(cache), .deduplicate())
 
@@ -62,7 +62,7 @@ struct Receipt: Decodable, Parsable {
 
 func downloadSample(destination: URL, photo: URL) async throws {
     // README-BEGIN
-    let transfers = Session(configuration: .ephemeral)
+    let transfers = Session(transport: URLSessionTransport(configuration: .ephemeral))
 
     let download = transfers.download(GetVideo(baseURL: baseURL), to: destination)
     for await progress in download.progress {

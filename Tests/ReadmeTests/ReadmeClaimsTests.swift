@@ -81,20 +81,21 @@ import Testing
 
     // MARK: - Quick start and Sessions
 
-    @Test func aSessionDefaultsToTheSharedURLSessionAndTheMainQueue() {
+    @Test func aSessionDefaultsToTheSharedURLSessionAndTheMainQueue() throws {
         let session = Session()
+        let transport = try #require(session.transport as? URLSessionTransport)
         #if canImport(FoundationNetworking)
-            // On Linux `.shared` has no delegate: it lends its configuration to a `URLSession` the session owns.
-            #expect(session.urlSession !== URLSession.shared && session.urlSession?.delegate != nil)
+            // On Linux `.shared` has no delegate: it lends its configuration to a `URLSession` the transport owns.
+            #expect(transport.urlSession !== URLSession.shared && transport.urlSession.delegate != nil)
         #else
-            #expect(session.urlSession === URLSession.shared)
+            #expect(transport.urlSession === URLSession.shared)
         #endif
         #expect(session.callbackQueue === OperationQueue.main)
-        #expect(session.redirectPolicy.maximumRedirects == 10)
-        #expect(!session.redirectPolicy.allowsInsecureRedirects)
-        #expect(session.redirectPolicy.sensitiveHeaders == ["Authorization", "Proxy-Authorization", "Cookie"])
-        let owned = Session(configuration: .ephemeral)
-        #expect(owned.urlSession !== URLSession.shared)
+        #expect(RedirectPolicy.default.maximumRedirects == 10)
+        #expect(!RedirectPolicy.default.allowsInsecureRedirects)
+        #expect(RedirectPolicy.default.sensitiveHeaders == ["Authorization", "Proxy-Authorization", "Cookie"])
+        let owned = Session(transport: URLSessionTransport(configuration: .ephemeral))
+        #expect((owned.transport as? URLSessionTransport)?.urlSession !== URLSession.shared)
         #expect(owned.callbackQueue === OperationQueue.main)
     }
 

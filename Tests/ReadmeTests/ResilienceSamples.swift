@@ -54,10 +54,11 @@ func tokenSample(session: Session, savedToken: String?) -> BearerAuthenticator {
 
 func redirectSample() -> Session {
     // README-BEGIN
-    let session = Session(
+    let transport = URLSessionTransport(
         configuration: .default,
         redirectPolicy: RedirectPolicy(maximumRedirects: 3, sensitiveHeaders: ["Authorization", "Cookie", "X-API-Key"])
     )
+    let session = Session(transport: transport)
     // README-END
     return session
 }

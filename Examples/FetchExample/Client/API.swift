@@ -18,7 +18,7 @@ import Foundation
 /// the stack; over the FetchTesting doubles, before the call returns.
 ///
 /// ```swift
-/// let api = API(baseURL: url, performer: Session(configuration: .default, callbackQueue: queue), maxPOExpense: limit)
+/// let api = API(baseURL: url, performer: Session(transport: URLSessionTransport(configuration: .default), callbackQueue: queue), maxPOExpense: limit)
 /// api.logIn(username: "ada", password: "…") { result in … }
 /// ```
 ///

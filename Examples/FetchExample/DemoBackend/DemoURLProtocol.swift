@@ -14,7 +14,7 @@ import Foundation
 /// let baseURL = DemoURLProtocol.serve(backend)
 /// let configuration = URLSessionConfiguration.ephemeral
 /// configuration.protocolClasses = [DemoURLProtocol.self]
-/// let session = Session(configuration: configuration, callbackQueue: queue)
+/// let session = Session(transport: URLSessionTransport(configuration: configuration), callbackQueue: queue)
 /// ```
 final class DemoURLProtocol: URLProtocol {
     /// The backends being served, by host name. `URLSession` creates protocol instances itself, so a backend can

@@ -35,8 +35,8 @@ public protocol Request: Sendable {
     /// silent. The default is `nil`.
     var timeout: TimeInterval? { get }
 
-    /// The most bytes of response body to read into memory, or `nil` for the performing session's own limit
-    /// (``Session/maximumResponseSize``). A body that grows past it ends the call with
+    /// The most bytes of response body to read into memory, or `nil` for the transport's own limit (the
+    /// `maximumResponseSize` of ``URLSessionTransport`` and ``CurlTransport``, 100 MiB by default). A body that grows past it ends the call with
     /// ``FetchError/responseTooLarge(limit:request:)``. Streams (`stream`, `events`) are not limited: their consumer
     /// decides. The default is `nil`.
     var maximumResponseSize: Int? { get }

@@ -1,7 +1,8 @@
 /// Where a ``Pipeline``'s responses come from: the step after the last middleware, which sends a request and hands
 /// back the response unparsed.
 ///
-/// ``Session`` sends through `URLSession`; the doubles in FetchTesting answer from canned responses. A transport
+/// Fetch has two: ``URLSessionTransport`` everywhere and ``CurlTransport`` on Linux; the doubles in FetchTesting
+/// answer from canned responses. A ``Session`` takes any of them, or one of your own. A transport
 /// answers every status with a ``Response`` (a 404 is a response, not an error) and fails only when there is no
 /// response: the network failed, the call timed out or it was cancelled.
 public protocol Transport: Sendable {
@@ -50,6 +51,13 @@ package protocol RestrictedThreadTransport: Transport {
 
     /// Whether ``Transport/stream(_:bufferLimit:completion:)`` may complete on such a thread.
     var streamsCompleteOnRestrictedThread: Bool { get }
+}
+
+/// A transport that can cancel every call it has in flight, whatever middlewares the calls went through: each of
+/// Fetch's own, for ``Session/cancelAllTasks()``.
+package protocol CancellingTransport: Transport {
+    /// Cancels every call and stream in flight; each completes with ``FetchError/cancelled(request:)``.
+    func cancelAll()
 }
 
 extension Transport {

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// A chunk that arrives while the consumer waits is handed to it directly, without a copy or a wait.
 ///
-/// What spills is bounded by the body's length only, not by ``Session/maximumResponseSize``: a stream may be
+/// What spills is bounded by the body's length only, not by the transport's size limit: a stream may be
 /// endless, and a consumer that keeps up leaves nothing to spill. The file is unlinked when it is created and
 /// emptied whenever the consumer catches up, so nothing outlives the stream.
 package final class ChunkBuffer: Sendable {

@@ -36,10 +36,9 @@ extension Session {
     /// Sends a request and returns once the response head has arrived, buffering at most `bufferLimit` unread
     /// bytes in memory.
     ///
-    /// On the `URLSession` transport the stream goes through a `URLSession` of the session's own, made from the
-    /// configuration of ``urlSession`` (its timeouts, headers and protocol classes), because only a session's own
-    /// delegate receives a task's data on every platform; on libcurl, through the same transport as `perform`. The
-    /// ``redirectPolicy`` applies as it does to `perform`.
+    /// The stream goes through the session's transport, whose ``RedirectPolicy`` applies as it does to `perform`; on
+    /// a ``URLSessionTransport`` over a `URLSession` of yours, through that `URLSession` (see
+    /// <doc:PlatformDifferences> for Linux).
     ///
     /// - Parameters:
     ///   - request: The request to send.

@@ -17,7 +17,7 @@ import Foundation
 /// When the consumer falls behind, at most a bounded number of bytes wait in memory (see
 /// ``ResponseStream/defaultBufferLimit``). On Apple platforms reading from the network then pauses; on Linux, where
 /// neither transport can pause a transfer, the backlog waits on disk, in an unlinked temporary file that only the
-/// body's length bounds (``Session/maximumResponseSize`` does not apply to a stream, which may be endless): a consumer
+/// body's length bounds (the transport's size limit does not apply to a stream, which may be endless): a consumer
 /// that stops reading an endless stream for long should cancel it.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// The element: one chunk of the body, as it arrived.

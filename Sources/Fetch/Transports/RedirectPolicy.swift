@@ -4,9 +4,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// How a ``Session`` follows redirects: which ones it refuses, and which headers never travel to another origin.
+/// How a transport follows redirects: which ones it refuses, and which headers never travel to another origin.
 ///
-/// Whatever the platform's `URLSession` would do, a `Session` removes credentials (``sensitiveHeaders``) from a
+/// Whatever the platform's `URLSession` would do, a `Session` removes credentials (the sensitive headers) from a
 /// redirected request as soon as it leaves the origin (scheme, host and port) of the original request, and never puts
 /// them back on later hops. On Linux, a plain `URLSession` forwards `Authorization: Bearer …` from
 /// `http://127.0.0.1:8080` to `http://localhost:8080`; a `Session` does not.
@@ -14,23 +14,29 @@ public struct RedirectPolicy: Sendable {
     /// The most redirects one request follows; the next one fails with
     /// ``FetchError/redirectRefused(from:to:reason:request:)``. `0` follows none: the caller receives the 3xx response
     /// itself. The default is 10.
-    public var maximumRedirects: Int
+    package var maximumRedirects: Int
 
     /// Whether a redirect from `https` to `http` is followed. The default is `false`: it fails with
     /// ``FetchError/redirectRefused(from:to:reason:request:)``, so that nothing sent over TLS is repeated in clear
     /// text.
-    public var allowsInsecureRedirects: Bool
+    package var allowsInsecureRedirects: Bool
 
     /// Header fields removed from a request redirected to another origin, matched case-insensitively. The default is
     /// `Authorization`, `Proxy-Authorization` and `Cookie`; add your own API-key headers.
-    public var sensitiveHeaders: Set<String>
+    package var sensitiveHeaders: Set<String>
 
     /// Creates a policy.
     ///
     /// - Parameters:
-    ///   - maximumRedirects: The most redirects one request follows. The default is 10.
-    ///   - allowsInsecureRedirects: Whether `https` → `http` redirects are followed. The default is `false`.
-    ///   - sensitiveHeaders: The header fields that never travel to another origin.
+    ///   - maximumRedirects: The most redirects one request follows; the next one fails with
+    ///     ``FetchError/redirectRefused(from:to:reason:request:)``. `0` follows none: the caller receives the 3xx
+    ///     response itself. The default is 10.
+    ///   - allowsInsecureRedirects: Whether a redirect from `https` to `http` is followed. The default is `false`: it
+    ///     fails with ``FetchError/redirectRefused(from:to:reason:request:)``, so that nothing sent over TLS is
+    ///     repeated in clear text.
+    ///   - sensitiveHeaders: The header fields removed from a request redirected to another origin, matched
+    ///     case-insensitively. The default is `Authorization`, `Proxy-Authorization` and `Cookie`; add your own
+    ///     API-key headers.
     public init(
         maximumRedirects: Int = 10,
         allowsInsecureRedirects: Bool = false,
@@ -45,7 +51,7 @@ public struct RedirectPolicy: Sendable {
     public static let `default` = RedirectPolicy()
 
     /// What to do with one redirect.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Follow the redirect with this request (sensitive headers already removed where needed).
         case follow(URLRequest)
         /// Do not follow it; the caller receives the 3xx response.
@@ -63,7 +69,7 @@ public struct RedirectPolicy: Sendable {
     ///   - redirectsSoFar: How many redirects this request has already followed.
     ///   - hasLeftOrigin: Whether an earlier hop already left the original origin.
     /// - Returns: The decision.
-    public func decide(
+    package func decide(
         redirect: URLRequest,
         originalURL: URL,
         currentURL: URL,

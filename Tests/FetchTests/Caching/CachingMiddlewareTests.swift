@@ -37,7 +37,7 @@ final class TestClock: Sendable {
         clock.advance(by: seconds)
         let id = path.split(separator: "/").last.map(String.init) ?? ""
         let request = TestRequest(server.url("/cacheable-clock/\(id)?advance=\(seconds)"), method: .post)
-        let _: Data = try await Session(session: .shared).perform(request)
+        let _: Data = try await Session().perform(request)
     }
 
     func makePerformer(storesPrivateResponses: Bool = true) -> CachedPerformer {

@@ -135,7 +135,7 @@ enum HostileProbe {
             let count: Int
         }
         let run = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first?.value ?? ""
-        let counted: Count = try await Session(configuration: .ephemeral).perform(
+        let counted: Count = try await Session(transport: URLSessionTransport(configuration: .ephemeral)).perform(
             TestRequest(try server.url("/_count?run=\(run)"), timeout: HostileBounds.timeout))
         let read = events < 0 ? "cancelled" : "ended after \(events) events"
         return Answer(summary: "\(read), \(counted.count) connections", connections: counted.count)

@@ -7,17 +7,17 @@ import Testing
 #endif
 
 /// Each way to make a `Session` (Session.swift, Session+Backend.swift): the hostile suite runs every behaviour on
-/// each, because each reads a response through a different path. `Session(transport: .urlSession(configuration))`
-/// is `Session(configuration:)` under another name, so it is not a face of its own.
+/// each, because each reads a response through a different path. `Session(transport: URLSessionTransport(configuration: configuration))`
+/// is `Session(transport: URLSessionTransport(configuration:))` under another name, so it is not a face of its own.
 enum SessionFace: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `Session()`: on `URLSession.shared`, whose delegate Fetch is not.
     case shared
-    /// `Session(configuration:)`: a `URLSession` of the session's own, with Fetch as its delegate.
+    /// `Session(transport: URLSessionTransport(configuration:))`: a `URLSession` of the session's own, with Fetch as its delegate.
     case configuration
-    /// `Session(session:)` with the caller's own `URLSession`.
+    /// `Session(transport: URLSessionTransport(session:))` with the caller's own `URLSession`.
     case callersURLSession
     #if os(Linux)
-        /// `Session(transport: .curl)`: libcurl, driven directly.
+        /// `Session(transport: CurlTransport())`: libcurl, driven directly.
         case curl
     #endif
 
@@ -39,15 +39,18 @@ enum SessionFace: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let limit = HostileBounds.maximumResponseSize
         switch self {
         case .shared:
-            return (Session(maximumResponseSize: limit), {})
+            return (Session(transport: URLSessionTransport(maximumResponseSize: limit)), {})
         case .configuration:
-            return (Session(configuration: .ephemeral, maximumResponseSize: limit), {})
+            return (Session(transport: URLSessionTransport(configuration: .ephemeral, maximumResponseSize: limit)), {})
         case .callersURLSession:
             let urlSession = URLSession(configuration: .ephemeral)
-            return (Session(session: urlSession, maximumResponseSize: limit), { urlSession.invalidateAndCancel() })
+            return (
+                Session(transport: URLSessionTransport(session: urlSession, maximumResponseSize: limit)),
+                { urlSession.invalidateAndCancel() }
+            )
         #if os(Linux)
             case .curl:
-                return (try Session(transport: .curl, maximumResponseSize: limit), {})
+                return (try Session(transport: CurlTransport(maximumResponseSize: limit)), {})
         #endif
         }
     }

@@ -61,7 +61,7 @@ func makeSession(
     configuration: URLSessionConfiguration = .ephemeral,
     callbackQueue: OperationQueue = OperationQueue()
 ) -> Session {
-    Session(configuration: configuration, callbackQueue: callbackQueue)
+    Session(transport: URLSessionTransport(configuration: configuration), callbackQueue: callbackQueue)
 }
 
 /// A response to `GET http://example.test/x` for tests of parsing.

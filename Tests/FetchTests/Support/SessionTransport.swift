@@ -24,18 +24,19 @@ func makeSession(
     configuration: URLSessionConfiguration = .ephemeral,
     callbackQueue: OperationQueue = OperationQueue(),
     redirectPolicy: RedirectPolicy = .default,
-    maximumResponseSize: Int = Session.defaultMaximumResponseSize
+    maximumResponseSize: Int = 100 << 20
 ) throws -> Session {
     switch transport {
     case .urlSession:
         return Session(
-            configuration: configuration, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy,
-            maximumResponseSize: maximumResponseSize)
+            transport: URLSessionTransport(
+                configuration: configuration, redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize),
+            callbackQueue: callbackQueue)
     #if os(Linux)
         case .curl:
             return try Session(
-                transport: .curl, callbackQueue: callbackQueue, redirectPolicy: redirectPolicy,
-                maximumResponseSize: maximumResponseSize)
+                transport: CurlTransport(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize),
+                callbackQueue: callbackQueue)
     #endif
     }
 }

@@ -24,7 +24,7 @@
                 _ = try Self.shell(
                     """
                     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-                    -subj '/CN=Fetch test server' -addext 'subjectAltName=IP:127.0.0.1,DNS:localhost' \
+                    -subj '/CN=Fetch test server' -addext 'subjectAltName=IP:127.0.0.1' \
                     -keyout '\(key.path)' -out '\(certificate.path)'
                     """)
                 let digest = try Self.shell(

@@ -46,7 +46,7 @@ final class TestServer: Sendable {
         guard let hitsURL = components?.url else {
             throw TestServerError("cannot make the /_hits URL for \(path)")
         }
-        let answer: Hits = try await Session(session: .shared).perform(TestRequest(hitsURL))
+        let answer: Hits = try await Session().perform(TestRequest(hitsURL))
         return answer.hits
     }
 

@@ -48,11 +48,11 @@ struct ResumeServer {
     }
 
     func stats(_ id: String) async throws -> ResumeStats {
-        try await Session(session: .shared).perform(TestRequest(server.url("/resume-stats/\(id)")))
+        try await Session().perform(TestRequest(server.url("/resume-stats/\(id)")))
     }
 
     func digest(size: Int, version: Int = 1) async throws -> String {
-        let answer: ResumeDigest = try await Session(session: .shared).perform(
+        let answer: ResumeDigest = try await Session().perform(
             TestRequest(server.url("/resume-digest?size=\(size)&version=\(version)")))
         return answer.sha256
     }

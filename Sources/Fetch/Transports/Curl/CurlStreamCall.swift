@@ -5,7 +5,7 @@
         import FoundationNetworking
     #endif
 
-    /// One streamed request of a ``CurlSessionTransport`` and its redirects: it follows each redirect head as the
+    /// One streamed request of a ``CurlTransport`` and its redirects: it follows each redirect head as the
     /// policy decides, then hands back the first other head with its body in a ``ChunkBuffer``.
     ///
     /// The request's timeout is how long the server may stay silent, as for a `URLSession` stream (libcurl's low-speed
@@ -107,10 +107,10 @@
                 case (.failed(let error), .streaming(let buffer)):
                     state.phase = .ended
                     return .finish(
-                        buffer, CurlSessionTransport.naming(error, request, timeout: idleTimeout(of: urlRequest)))
+                        buffer, CurlTransport.naming(error, request, timeout: idleTimeout(of: urlRequest)))
                 case (.failed(let error), .waitingForHead):
                     state.phase = .ended
-                    let named = CurlSessionTransport.naming(error, request, timeout: idleTimeout(of: urlRequest))
+                    let named = CurlTransport.naming(error, request, timeout: idleTimeout(of: urlRequest))
                     return .fail(named, cancelling: nil)
                 case (.finished, .waitingForHead):
                     state.phase = .ended

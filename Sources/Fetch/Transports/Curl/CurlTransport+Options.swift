@@ -18,34 +18,43 @@
 
             /// The most connections open at once to one host (scheme, host and port). Requests beyond it wait for
             /// a connection, or share one over HTTP/2. The default is 6, as `URLSession`'s.
-            public var maximumConnectionsPerHost: Int
+            package var maximumConnectionsPerHost: Int
 
             /// The HTTP version asked for. The default is ``HTTPVersion/http2OverTLS``.
-            public var httpVersion: HTTPVersion
+            package var httpVersion: HTTPVersion
 
             /// A PEM file of certificate authorities trusted instead of the system's, for example the CA of a
             /// self-signed test server. `nil` (the default) trusts the system's certificate authorities.
-            public var certificateAuthorityFile: URL?
+            package var certificateAuthorityFile: URL?
 
             /// Public keys the server's certificate must have one of, as `sha256//<base64 of the SHA-256 of the
             /// DER-encoded SubjectPublicKeyInfo>` (libcurl's `CURLOPT_PINNEDPUBLICKEY`). A server whose key matches
             /// none fails with `URLError.serverCertificateUntrusted`. Empty (the default) pins nothing.
-            public var pinnedPublicKeys: [String]
+            package var pinnedPublicKeys: [String]
 
             /// Whether requests without an `Accept-Encoding` header ask for every encoding libcurl can decode
             /// (`gzip`, `deflate`, `br`, `zstd` as built in) and get the body decoded. The default is `false`: only
             /// a request that sets `Accept-Encoding` itself gets compressed responses, decoded when libcurl knows
             /// every encoding it names.
-            public var requestsCompression: Bool
+            package var requestsCompression: Bool
 
             /// Creates options.
             ///
             /// - Parameters:
-            ///   - maximumConnectionsPerHost: The most connections to one host. The default is 6.
-            ///   - httpVersion: The HTTP version asked for. The default is HTTP/2 over TLS when offered.
-            ///   - certificateAuthorityFile: A PEM file of trusted certificate authorities, or `nil` for the system's.
-            ///   - pinnedPublicKeys: `sha256//…` pins, or none.
-            ///   - requestsCompression: Whether every request asks for compressed responses. The default is `false`.
+            ///   - maximumConnectionsPerHost: The most connections open at once to one host (scheme, host and port).
+            ///     Requests beyond it wait for a connection, or share one over HTTP/2. The default is 6, as
+            ///     `URLSession`'s.
+            ///   - httpVersion: The HTTP version asked for. The default is ``HTTPVersion/http2OverTLS``.
+            ///   - certificateAuthorityFile: A PEM file of certificate authorities trusted instead of the system's, for
+            ///     example the CA of a self-signed test server. `nil` (the default) trusts the system's.
+            ///   - pinnedPublicKeys: Public keys the server's certificate must have one of, as `sha256//<base64 of the
+            ///     SHA-256 of the DER-encoded SubjectPublicKeyInfo>` (libcurl's `CURLOPT_PINNEDPUBLICKEY`). A server
+            ///     whose key matches none fails with `URLError.serverCertificateUntrusted`. Empty (the default) pins
+            ///     nothing.
+            ///   - requestsCompression: Whether requests without an `Accept-Encoding` header ask for every encoding
+            ///     libcurl can decode (`gzip`, `deflate`, `br`, `zstd` as built in) and get the body decoded. The
+            ///     default is `false`: only a request that sets `Accept-Encoding` itself gets compressed responses,
+            ///     decoded when libcurl knows every encoding it names.
             public init(
                 maximumConnectionsPerHost: Int = 6,
                 httpVersion: HTTPVersion = .http2OverTLS,

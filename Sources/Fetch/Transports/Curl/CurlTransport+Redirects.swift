@@ -20,7 +20,7 @@
         ///   - completion: Called once, on the transport's thread, with the last response or the error.
         /// - Returns: The call, to cancel it.
         @discardableResult
-        public func send(
+        package func send(
             _ request: URLRequest,
             timeout: TimeInterval,
             redirectPolicy: RedirectPolicy,

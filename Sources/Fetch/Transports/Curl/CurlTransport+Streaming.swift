@@ -8,7 +8,7 @@
     extension CurlTransport {
         /// What a streamed exchange delivers, in order: one ``response(_:)``, any number of ``data(_:)``, then
         /// ``finished`` or ``failed(_:)``; or only ``failed(_:)`` when no head arrived.
-        public enum StreamEvent: Sendable {
+        package enum StreamEvent: Sendable {
             /// The response head (a 1xx is never delivered).
             case response(HTTPURLResponse)
             /// The next piece of the body, decoded when the request asked for a compressed encoding.
@@ -32,7 +32,7 @@
         ///   - receive: Called with each event; the last is ``StreamEvent/finished`` or ``StreamEvent/failed(_:)``.
         /// - Returns: The call, to cancel it; a cancelled stream ends with ``FetchError/cancelled(request:)``.
         @discardableResult
-        public func stream(
+        package func stream(
             _ request: URLRequest,
             timeout: TimeInterval,
             receive: @escaping @Sendable (StreamEvent) -> Void
@@ -56,7 +56,7 @@
         }
 
         /// Cancels every request and stream started so far: each ends with ``FetchError/cancelled(request:)``.
-        func cancelAll() {
+        package func cancelAll() {
             loop.cancelAll()
         }
     }

@@ -6,14 +6,22 @@
         import FoundationNetworking
     #endif
 
-    /// Sends HTTP requests with libcurl's multi interface: on Linux, several times the throughput of
+    /// The ``Transport`` that sends requests with libcurl's multi interface, on Linux: several times the throughput of
     /// swift-corelibs-foundation's `URLSession`, which is itself built on libcurl.
+    ///
+    /// ```swift
+    /// let session = try Session(transport: CurlTransport(), callbackQueue: queue)
+    /// ```
+    ///
+    /// A session behaves the same on it as on ``URLSessionTransport``: every middleware, parser, timeout,
+    /// cancellation, redirect rule and stream works unchanged. A request without a ``Request/timeout`` may take 60
+    /// seconds in all, redirects included.
     ///
     /// libcurl is loaded at run time (`libcurl.so.4`, which every Linux machine that runs Foundation has); creating a
     /// transport throws ``CurlTransportError`` when it cannot be loaded or is older than 7.68.0.
     ///
     /// One thread per transport runs libcurl's event loop. Requests and cancellations reach it through
-    /// `curl_multi_wakeup`, connections are kept alive and reused (up to ``Options/maximumConnectionsPerHost`` per
+    /// `curl_multi_wakeup`, connections are kept alive and reused (up to the options' `maximumConnectionsPerHost` per
     /// host), and HTTP/2 is used over TLS when the server offers it, with concurrent requests multiplexed on one
     /// connection. TLS always verifies the peer's certificate and host name.
     ///
@@ -21,29 +29,61 @@
     /// fields, or a header line past libcurl's 100 KB fails the request with ``FetchError/transport(_:request:)`` and
     /// `URLError.badServerResponse`, whose message quotes the line.
     ///
-    /// A transport does not follow redirects: a 3xx response is delivered as it is, so that the caller applies its
-    /// own ``RedirectPolicy`` hop by hop (``send(_:timeout:redirectPolicy:completion:)`` does that).
-    ///
-    /// Releasing the transport cancels the requests still in flight and stops its thread.
-    public final class CurlTransport: Sendable {
+    /// Releasing the transport (once no session, pipeline or call uses it) cancels the requests still in flight and
+    /// stops its thread.
+    public final class CurlTransport: RestrictedThreadTransport, CancellingTransport {
+        /// The timeout of a request that sets none: the whole exchange, every redirect included, in seconds.
+        ///
+        /// URLSession's default is 60 s too, but there it is how long the server may stay silent; libcurl's timeout
+        /// bounds the whole exchange, as a request's own ``Request/timeout`` does on both transports.
+        static let defaultTimeout: TimeInterval = 60
+
         /// The settings the transport was created with.
-        public let options: Options
+        package let options: Options
+        /// How redirects are followed, hop by hop.
+        let redirectPolicy: RedirectPolicy
+        /// The most bytes of a body read into memory, unless the request sets its own.
+        let maximumResponseSize: Int
 
         let loop: CurlEventLoop
 
+        /// Answers arrive on libcurl's event-loop thread, which every other request of the transport waits for.
+        package var sendsCompleteOnRestrictedThread: Bool { true }
+
+        /// Stream heads arrive there too.
+        package var streamsCompleteOnRestrictedThread: Bool { true }
+
         /// Creates a transport, with its own connections and event-loop thread.
         ///
-        /// - Parameter options: Connection limits, HTTP version and TLS settings.
+        /// - Parameters:
+        ///   - options: Connection limits, HTTP version and TLS settings.
+        ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
+        ///     `https` → `http` and follows up to 10 redirects.
+        ///   - maximumResponseSize: The most bytes of a response body read into memory, as for
+        ///     ``URLSessionTransport``. The default is 100 MiB.
         /// - Throws: ``CurlTransportError`` when libcurl cannot be loaded, is too old, or an option is invalid.
-        public convenience init(options: Options = Options()) throws {
-            try self.init(options: options, libraryName: CurlLibrary.defaultName)
+        public convenience init(
+            options: Options = Options(),
+            redirectPolicy: RedirectPolicy = .default,
+            maximumResponseSize: Int = 100 << 20
+        ) throws {
+            try self.init(
+                options: options, libraryName: CurlLibrary.defaultName, redirectPolicy: redirectPolicy,
+                maximumResponseSize: maximumResponseSize)
         }
 
         /// Creates a transport on the library `libraryName`: tests pass a name that does not exist.
-        package init(options: Options, libraryName: String) throws {
+        package init(
+            options: Options,
+            libraryName: String,
+            redirectPolicy: RedirectPolicy = .default,
+            maximumResponseSize: Int = 100 << 20
+        ) throws {
             try options.validate()
             let library = try CurlLibrary.load(libraryName)
             self.options = options
+            self.redirectPolicy = redirectPolicy
+            self.maximumResponseSize = maximumResponseSize
             self.loop = try CurlEventLoop(options: options, library: library)
         }
 
@@ -51,8 +91,84 @@
             loop.shutDown()
         }
 
-        /// Sends `request` once, without following redirects, and calls `completion` once with the response and its
-        /// body, or with the error that ended the call.
+        /// Sends `request`, following its redirects as the transport's ``RedirectPolicy`` decides, and answers with
+        /// the last response of any status.
+        ///
+        /// - Parameters:
+        ///   - request: The request.
+        ///   - completion: Called exactly once, on the transport's thread, with the response or the failure.
+        /// - Returns: A handle that cancels the call.
+        public func send(
+            _ request: any Request,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) -> any Cancellable {
+            let urlRequest: URLRequest
+            switch Exchange.makeURLRequest(for: request, defaultTimeout: Self.defaultTimeout) {
+            case .success(let built):
+                urlRequest = built
+            case .failure(let error):
+                completion(.failure(error))
+                return CompletedCall()
+            }
+            let timeout = urlRequest.timeoutInterval
+            let limit = request.maximumResponseSize ?? maximumResponseSize
+            return sendForHead(
+                urlRequest, timeout: timeout, redirectPolicy: redirectPolicy, maximumBodyBytes: limit
+            ) { result in
+                switch result {
+                case .success(let (head, data)):
+                    let response = Response(
+                        status: head.statusCode, headers: head.headers, data: data, originalRequest: request,
+                        url: head.url)
+                    completion(.success(response))
+                case .failure(let error):
+                    completion(.failure(Self.naming(error, request, timeout: timeout)))
+                }
+            }
+        }
+
+        /// Sends `request`, following its redirects, and hands back the first other response once its head has
+        /// arrived, with the body to read as it arrives.
+        ///
+        /// - Parameters:
+        ///   - request: The request. Its timeout is how long the server may stay silent.
+        ///   - bufferLimit: How many unread bytes may wait in memory; past it they wait in a temporary file.
+        ///   - completion: Called exactly once, with the stream or the failure that kept a head from arriving.
+        /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
+        public func stream(
+            _ request: any Request,
+            bufferLimit: Int,
+            completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
+        ) -> any Cancellable {
+            let urlRequest: URLRequest
+            switch Exchange.makeURLRequest(for: request, defaultTimeout: Self.defaultTimeout) {
+            case .success(let built):
+                urlRequest = built
+            case .failure(let error):
+                completion(.failure(error))
+                return CompletedCall()
+            }
+            let call = CurlStreamCall(
+                curl: self, policy: redirectPolicy, request: request, originalURL: urlRequest.url ?? request.url,
+                bufferLimit: bufferLimit, completion: completion)
+            call.send(urlRequest)
+            return call
+        }
+
+        /// `error`, naming `request`, and `timeout` when it timed out.
+        static func naming(_ error: any Error, _ request: any Request, timeout: TimeInterval) -> any Error {
+            switch error {
+            case FetchError.timedOut(_, .none):
+                FetchError.timedOut(request: request, seconds: timeout)
+            case let error as FetchError:
+                error.naming(request)
+            default:
+                error
+            }
+        }
+
+        /// Sends `request` once, without following redirects (a 3xx response is delivered as it is), and calls
+        /// `completion` once with the response and its body, or with the error that ended the call.
         ///
         /// `completion` runs on the transport's thread: keep it short, or hop to a queue of your own. The errors are
         /// ``FetchError/timedOut(request:seconds:)`` when no complete answer came within `timeout`, ``FetchError/cancelled(request:)`` after
@@ -67,7 +183,7 @@
         ///   - completion: Called once with the outcome.
         /// - Returns: The call, to cancel it. Cancelling before the transport starts it sends nothing.
         @discardableResult
-        public func send(
+        package func send(
             _ request: URLRequest,
             timeout: TimeInterval,
             completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void

@@ -11,13 +11,20 @@ import Foundation
 /// The delegate hands each chunk to the stream's ``ChunkBuffer`` as it arrives (on swift-corelibs-foundation
 /// inline, on libcurl's queue: see ``InlineDelegateQueue``) and applies the ``RedirectPolicy``.
 ///
+/// On Apple platforms a task's own delegate sees its data on any `URLSession`: an engine ``init(sharing:redirectPolicy:)``
+/// sends through a caller's `URLSession`, giving each task a delegate of its own, so that the caller's session
+/// delegate still decides authentication challenges and server trust for streams.
+///
 /// One engine serves any number of streams. It keeps its `URLSession` (and itself, its delegate) alive until
-/// ``finishAndInvalidate()``, after which the streams in flight still run to their end.
+/// ``finishAndInvalidate()``, after which the streams in flight still run to their end. A sharing engine is kept
+/// alive by its tasks' delegates until each task completes.
 package final class StreamingEngine: NSObject, Sendable {
     /// The `URLSession` that sends the streamed requests.
     package let urlSession: URLSession
     private let redirectPolicy: RedirectPolicy
     private let calls = Locked([Int: StreamCall]())
+    /// Whether ``urlSession`` is a caller's, whose tasks each get a delegate of the engine's.
+    private let isShared: Bool
 
     /// Creates an engine with a `URLSession` of its own, made from `configuration`.
     ///
@@ -36,13 +43,28 @@ package final class StreamingEngine: NSObject, Sendable {
         self.redirectPolicy = redirectPolicy
         self.urlSession = URLSession(
             configuration: Session.safeToCancel(configuration), delegate: delegate, delegateQueue: operationQueue)
+        self.isShared = false
         super.init()
         delegate.engine.withLock { $0 = self }
     }
 
-    /// Lets the streams in flight run to their end, then releases the `URLSession`.
+    /// Creates an engine that sends through `urlSession`, a caller's, with a delegate of its own on each task.
+    ///
+    /// - Parameters:
+    ///   - urlSession: The `URLSession` to send through; the engine never invalidates it.
+    ///   - redirectPolicy: How redirects are followed.
+    package init(sharing urlSession: URLSession, redirectPolicy: RedirectPolicy) {
+        self.urlSession = urlSession
+        self.redirectPolicy = redirectPolicy
+        self.isShared = true
+        super.init()
+    }
+
+    /// Lets the streams in flight run to their end, then releases the `URLSession` the engine made.
     package func finishAndInvalidate() {
-        urlSession.finishTasksAndInvalidate()
+        if !isShared {
+            urlSession.finishTasksAndInvalidate()
+        }
     }
 
     /// Cancels every stream in flight: one still opening completes with ``FetchError/cancelled(request:)``, one
@@ -71,6 +93,12 @@ package final class StreamingEngine: NSObject, Sendable {
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
     ) -> StreamCall {
         let task = urlSession.dataTask(with: urlRequest)
+        if isShared {
+            // The task keeps its delegate, and so the engine, until it completes.
+            let delegate = Delegate()
+            delegate.engine.withLock { $0 = self }
+            task.delegate = delegate
+        }
         let call = StreamCall(
             task: task, request: request, originalURL: urlRequest.url ?? request.url, bufferLimit: bufferLimit)
         calls.withLock { $0[task.taskIdentifier] = call }
@@ -92,8 +120,9 @@ package final class StreamingEngine: NSObject, Sendable {
         calls.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
     }
 
-    /// The `URLSession` delegate. It holds the engine, and the `URLSession` holds it until it is invalidated: that
-    /// cycle is what keeps an engine alive while its streams run, and ``finishAndInvalidate()`` ends it.
+    /// The `URLSession` delegate, or on a shared `URLSession` each task's. It holds the engine, and the `URLSession`
+    /// (or the task) holds it until it is invalidated (or completes): that cycle is what keeps an engine alive while
+    /// its streams run, and ``finishAndInvalidate()`` ends it.
     private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         let engine = Locked<StreamingEngine?>(nil)
 

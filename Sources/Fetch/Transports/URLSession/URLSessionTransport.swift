@@ -4,41 +4,121 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The ``Transport`` of a ``Session``: sends each request as a `URLSession` data task, with exact timeouts and the
-/// session's ``RedirectPolicy``.
-struct URLSessionTransport: RestrictedThreadTransport {
-    let urlSession: URLSession
-    let defaultTimeout: TimeInterval
+/// The ``Transport`` that sends each request as a `URLSession` data task, with exact timeouts, a
+/// ``RedirectPolicy`` and a bound on the bytes read into memory: the default of ``Session``.
+///
+/// ```swift
+/// let session = Session(transport: URLSessionTransport(configuration: .ephemeral), callbackQueue: queue)
+/// ```
+///
+/// A request's ``Request/timeout`` (or the configuration's `timeoutIntervalForRequest`) is the whole exchange,
+/// redirects included. A body that grows past the size limit ends the call with
+/// ``FetchError/responseTooLarge(limit:request:)``, so that a broken or hostile server cannot make the process buffer
+/// without bound; the limit counts decoded bytes, and a request may set its own (``Request/maximumResponseSize``).
+/// Streams are not limited. Where a transport over a `URLSession` of yours differs by platform (it reads bodies
+/// whole on Linux when the session has a delegate of yours): <doc:PlatformDifferences>.
+public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport {
+    /// The `URLSession` that sends the requests.
+    package let urlSession: URLSession
+    private let defaultTimeout: TimeInterval
     /// The delegate of every task the transport starts, which keeps the calls in flight; the `URLSession`'s own
-    /// delegate too when the session made it, so that it sees each body arrive and can stop it at the size limit.
-    let tasks: TaskDelegate
+    /// delegate too when the transport made it, so that it sees each body arrive and can stop it at the size limit.
+    private let tasks: TaskDelegate
     /// The most bytes of a body read into memory, unless the request sets its own.
-    let maximumResponseSize: Int
+    private let maximumResponseSize: Int
     /// Whether the `URLSession` calls its completion handlers inline, on swift-corelibs-foundation's own serial queue
     /// (an ``InlineDelegateQueue``), where middlewares must not run.
-    let sendsCompleteOnRestrictedThread: Bool
+    package let sendsCompleteOnRestrictedThread: Bool
 
-    /// Whether streams' heads arrive there: always on swift-corelibs-foundation, where the ``StreamingEngine``'s
-    /// delegate runs inline.
-    var streamsCompleteOnRestrictedThread: Bool {
+    /// Whether streams' heads arrive there: on swift-corelibs-foundation, where the ``StreamingEngine``'s delegate
+    /// runs inline, unless streams are read whole like any other body.
+    package var streamsCompleteOnRestrictedThread: Bool {
         #if canImport(FoundationNetworking)
-            true
+            streams == nil ? sendsCompleteOnRestrictedThread : true
         #else
             false
         #endif
     }
     /// Invalidates an owned `URLSession` once no pipeline uses it any more.
     private let owner: Owner?
-    /// Sends the streamed requests, through a `URLSession` of its own made on first use.
-    private let streams: Streams
+    /// Sends the streamed requests; `nil` when they are read whole through ``send(_:completion:)``.
+    private let streams: Streams?
 
+    /// Creates a transport over a `URLSession` of its own, made from `configuration`, which it invalidates once
+    /// neither it nor any session or pipeline built on it is left.
+    ///
     /// - Parameters:
-    ///   - urlSession: The `URLSession` to send through.
-    ///   - owned: Whether the transport invalidates it when the last copy of the transport goes: a pipeline built
-    ///     on a ``Session`` keeps sending after the session object itself is gone.
-    ///   - tasks: The tasks' delegate: the `URLSession`'s own delegate when it has been made with one.
-    ///   - maximumResponseSize: The most bytes of a body read into memory, unless the request sets its own.
-    init(urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int) {
+    ///   - configuration: The configuration of the new `URLSession`: timeouts, headers, protocol classes. On Linux
+    ///     its `urlCache` is not used: cancelling a task of a `URLSession` with a cache can crash the process there.
+    ///   - redirectPolicy: How redirects are followed. The default keeps credentials to their origin, refuses
+    ///     `https` → `http` and follows up to 10 redirects.
+    ///   - maximumResponseSize: The most bytes of a response body read into memory. The default is 100 MiB.
+    public init(
+        configuration: URLSessionConfiguration,
+        redirectPolicy: RedirectPolicy = .default,
+        maximumResponseSize: Int = 100 << 20
+    ) {
+        #if canImport(FoundationNetworking)
+            // The pipeline hands each answer on to its parsing queue itself (or a bare session's `async` caller takes
+            // it at once), so there is no need for a delegate queue in between: one thread hop fewer per call (see
+            // `RestrictedThreadTransport`).
+            let delegateQueue: OperationQueue = InlineDelegateQueue()
+        #else
+            let delegateQueue = OperationQueue()
+            delegateQueue.name = "Fetch.URLSessionTransport.delegate"
+            delegateQueue.maxConcurrentOperationCount = 1
+        #endif
+        // Fetch's delegate sees each body arrive, to stop it at the size limit. The `URLSession` keeps its delegate
+        // until it is invalidated; the delegate does not keep the `URLSession`.
+        let tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+        let urlSession = URLSession(
+            configuration: Session.safeToCancel(configuration), delegate: tasks, delegateQueue: delegateQueue)
+        self.init(
+            urlSession, owned: true, tasks: tasks, maximumResponseSize: maximumResponseSize,
+            streams: Streams(configuration: urlSession.configuration, redirectPolicy: redirectPolicy))
+    }
+
+    /// Creates a transport over a `URLSession` of yours, whose delegate (if it has one) keeps deciding
+    /// authentication challenges, for streams too.
+    ///
+    /// On Linux, a `URLSession` without a delegate (`URLSession.shared`, or one made with
+    /// `URLSession(configuration:)`) cannot show Fetch a body as it arrives; the transport then sends through a
+    /// `URLSession` of its own made from that one's configuration, as ``init(configuration:redirectPolicy:maximumResponseSize:)``
+    /// does. Over a `URLSession` with a delegate of yours, Linux shows each body to that delegate alone: the transport
+    /// reads bodies whole, streams included. See <doc:PlatformDifferences>.
+    ///
+    /// - Parameters:
+    ///   - session: The `URLSession` to send through. The default is `URLSession.shared`.
+    ///   - redirectPolicy: How redirects are followed; it holds for `URLSession.shared` too.
+    ///   - maximumResponseSize: The most bytes of a response body read into memory. The default is 100 MiB.
+    public init(
+        session: URLSession = .shared,
+        redirectPolicy: RedirectPolicy = .default,
+        maximumResponseSize: Int = 100 << 20
+    ) {
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation hands a body's chunks only to the session's delegate, never to a task's: over
+            // a session without one, the size limit could hold only once the whole body is in memory.
+            if session.delegate == nil {
+                self.init(
+                    configuration: session.configuration, redirectPolicy: redirectPolicy,
+                    maximumResponseSize: maximumResponseSize)
+                return
+            }
+            // Nor can a stream be read as it arrives: the caller's delegate alone sees the chunks.
+            let streams: Streams? = nil
+        #else
+            // A task's own delegate sees each chunk, on any `URLSession`.
+            let streams = Streams(sharing: session, redirectPolicy: redirectPolicy)
+        #endif
+        self.init(
+            session, owned: false, tasks: TaskDelegate(redirectPolicy: redirectPolicy),
+            maximumResponseSize: maximumResponseSize, streams: streams)
+    }
+
+    private init(
+        _ urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int, streams: Streams?
+    ) {
         #if canImport(FoundationNetworking)
             self.sendsCompleteOnRestrictedThread = urlSession.delegateQueue is InlineDelegateQueue
         #else
@@ -49,23 +129,26 @@ struct URLSessionTransport: RestrictedThreadTransport {
         self.tasks = tasks
         self.maximumResponseSize = maximumResponseSize
         self.owner = owned ? Owner(urlSession) : nil
-        self.streams = Streams(configuration: urlSession.configuration, redirectPolicy: tasks.redirectPolicy)
+        self.streams = streams
     }
 
     /// The ``StreamingEngine`` of a transport's streams, made on first use and let finish when the last copy of the
     /// transport goes.
     ///
-    /// Streams need a `URLSession` whose delegate Fetch is: on swift-corelibs-foundation a task's data reaches only
-    /// its session's delegate. It is made from the configuration of the session's `URLSession` (its timeouts,
-    /// headers and protocol classes).
+    /// Over a `URLSession` the transport made, streams go through a second one of its own (made from the same
+    /// configuration), whose delegate is the engine's: on swift-corelibs-foundation a task's data reaches only its
+    /// session's delegate. Over a caller's `URLSession` on Apple platforms, they go through that session, each task
+    /// with the engine's delegate as its own.
     private final class Streams: Sendable {
-        private let configuration: URLSessionConfiguration
-        private let redirectPolicy: RedirectPolicy
+        private let make: @Sendable () -> StreamingEngine
         private let engine = Locked<StreamingEngine?>(nil)
 
         init(configuration: URLSessionConfiguration, redirectPolicy: RedirectPolicy) {
-            self.configuration = configuration
-            self.redirectPolicy = redirectPolicy
+            make = { StreamingEngine(configuration: configuration, redirectPolicy: redirectPolicy) }
+        }
+
+        init(sharing urlSession: URLSession, redirectPolicy: RedirectPolicy) {
+            make = { StreamingEngine(sharing: urlSession, redirectPolicy: redirectPolicy) }
         }
 
         deinit {
@@ -77,7 +160,7 @@ struct URLSessionTransport: RestrictedThreadTransport {
                 if let engine {
                     return engine
                 }
-                let made = StreamingEngine(configuration: configuration, redirectPolicy: redirectPolicy)
+                let made = make()
                 engine = made
                 return made
             }
@@ -101,7 +184,13 @@ struct URLSessionTransport: RestrictedThreadTransport {
         }
     }
 
-    func send(
+    /// Sends `request` as a data task and answers with its response of any status.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - completion: Called exactly once, with the response or the failure.
+    /// - Returns: A handle that cancels the call.
+    public func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
@@ -177,11 +266,25 @@ struct URLSessionTransport: RestrictedThreadTransport {
         #endif
     }
 
-    func stream(
+    /// Sends `request` and hands back its response once the head has arrived, with the body to read as it arrives
+    /// (whole, on Linux over a `URLSession` with a delegate of yours).
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - bufferLimit: How many unread bytes may wait in memory before reading from the network pauses.
+    ///   - completion: Called exactly once, with the stream or the failure that kept a head from arriving.
+    /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
+    public func stream(
         _ request: any Request,
         bufferLimit: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
     ) -> any Cancellable {
+        guard let streams else {
+            // On Linux over a caller's delegate, which alone sees the chunks: the body arrives whole, bounded.
+            return send(request) { answer in
+                completion(answer.map { ResponseStream(whole: $0) })
+            }
+        }
         guard var urlRequest = urlRequest(for: request, failing: completion) else {
             return CompletedCall()
         }
@@ -211,9 +314,9 @@ struct URLSessionTransport: RestrictedThreadTransport {
     }
 
     /// Cancels every call in flight, streams too; each completes with ``FetchError/cancelled(request:)``.
-    func cancelAll() {
+    package func cancelAll() {
         tasks.calls.cancelAll()
-        streams.cancelAll()
+        streams?.cancelAll()
     }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A loopback HTTPS server for the libcurl transport's TLS tests: python3 tls_server.py CERT KEY.
 
-It serves the certificate CERT (with its key KEY) on 127.0.0.1 and 127.0.0.2 on the same free port, prints
+It serves the certificate CERT (with its key KEY) on 127.0.0.1 on a free port, prints
 "PORT <n>" on its first line, answers every GET with {"tls": true, "path": ...}, and exits as soon as its standard
 input closes. Standard library only.
 """
@@ -40,19 +40,10 @@ def main():
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(sys.argv[1], sys.argv[2])
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
-    for attempt in range(20):
-        first = Server(("127.0.0.1", 0), Handler)
-        port = first.server_address[1]
-        try:
-            second = Server(("127.0.0.2", port), Handler)
-            break
-        except OSError:
-            first.server_close()
-    for server in (first, second):
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=second.serve_forever, daemon=True).start()
-    print(f"PORT {port}", flush=True)
-    first.serve_forever()
+    server = Server(("127.0.0.1", 0), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    print(f"PORT {server.server_address[1]}", flush=True)
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -7,18 +7,12 @@
         import FoundationNetworking
     #endif
 
-    /// What is particular to `Session(transport: .curl)`; everything a session promises is tested on both transports by
+    /// What is particular to `Session(transport: CurlTransport())`; everything a session promises is tested on both transports by
     /// the Session suites (`SessionTransport`).
     @Suite struct CurlSessionTests {
-        @Test func aCurlSessionHasNoURLSessionAndAURLSessionBackendHasOne() throws {
-            #expect(try Session(transport: .curl, callbackQueue: OperationQueue()).urlSession == nil)
-            let session = try Session(transport: .urlSession(.ephemeral), callbackQueue: OperationQueue())
-            #expect(session.urlSession != nil)
-        }
-
         @Test func invalidOptionsThrowACurlTransportErrorNamingThem() {
             let error = #expect(throws: CurlTransportError.self) {
-                _ = try Session(transport: .curl(CurlTransport.Options(maximumConnectionsPerHost: 0)))
+                _ = try Session(transport: CurlTransport(options: CurlTransport.Options(maximumConnectionsPerHost: 0)))
             }
             #expect(error?.description.contains("maximumConnectionsPerHost must be at least 1") == true)
         }
@@ -30,7 +24,8 @@
             struct Answer: Decodable, Parsable { let tls: Bool }
 
             let trusting = try Session(
-                transport: .curl(CurlTransport.Options(certificateAuthorityFile: certificate.certificate)),
+                transport: CurlTransport(
+                    options: CurlTransport.Options(certificateAuthorityFile: certificate.certificate)),
                 callbackQueue: OperationQueue())
             let answer: Answer = try await trusting.perform(TestRequest(url))
             #expect(answer.tls)
@@ -39,7 +34,7 @@
             let options = CurlTransport.Options(
                 certificateAuthorityFile: certificate.certificate,
                 pinnedPublicKeys: ["sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="])
-            let pinned = try Session(transport: .curl(options), callbackQueue: OperationQueue())
+            let pinned = try Session(transport: CurlTransport(options: options), callbackQueue: OperationQueue())
             let error = await #expect(throws: FetchError.self) {
                 let _: Answer = try await pinned.perform(TestRequest(url))
             }

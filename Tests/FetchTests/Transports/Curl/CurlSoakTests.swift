@@ -7,7 +7,7 @@
         import FoundationNetworking
     #endif
 
-    /// Long runs of requests through `Session(transport: .curl)` against nginx: memory stays flat over 50,000 of them
+    /// Long runs of requests through `Session(transport: CurlTransport())` against nginx: memory stays flat over 50,000 of them
     /// (nothing is kept per request: no response, body, easy handle, header list or call), and connections that the
     /// server ends lose no request.
     @Suite(.enabled(if: HeavyTests.areEnabled, HeavyTests.reason)) struct CurlSoakTests {
@@ -61,7 +61,7 @@
             let certificate = try TestCertificate.shared.get()
             let options = CurlTransport.Options(certificateAuthorityFile: certificate.certificate)
             let nginx = try await NginxTestServer.start(answering: try CurlTransport(options: options))
-            let session = try Session(transport: .curl(options))
+            let session = try Session(transport: CurlTransport(options: options))
             let url = nginx.baseURL.appendingPathComponent("soak")
             try await Self.run(5_000, lanes: 8, through: session, to: url)  // warm up: pools, caches, connections
             let before = try Self.residentBytes()
@@ -81,7 +81,7 @@
             let options = CurlTransport.Options(certificateAuthorityFile: certificate.certificate)
             let nginx = try await NginxTestServer.start(
                 answering: try CurlTransport(options: options), requestsPerConnection: 10)
-            let session = try Session(transport: .curl(options))
+            let session = try Session(transport: CurlTransport(options: options))
             let url = nginx.baseURL.appendingPathComponent("goaway")
             let failures = await withTaskGroup(of: [String].self) { group in
                 for lane in 0..<8 {

@@ -39,11 +39,13 @@
             #expect(text.contains(target.absoluteString))
         }
 
+        /// The certificate names 127.0.0.1 only; `localhost` reaches the same server under a name it does not carry (a
+        /// host every platform's loopback answers, unlike 127.0.0.2 on macOS).
         @Test func aCertificateForAnotherHostIsRefused() async throws {
             let transport = try CurlTransport(options: .init(certificateAuthorityFile: certificate.certificate))
-            let error = try transportError(await transport.get(try url("/other-host", host: "127.0.0.2")))
+            let error = try transportError(await transport.get(try url("/other-host", host: "localhost")))
             #expect(error.code == .serverCertificateUntrusted)
-            #expect(FetchError.transport(error).description.contains("127.0.0.2"))
+            #expect(FetchError.transport(error).description.contains("localhost"))
         }
 
         @Test func aMatchingPinConnects() async throws {

@@ -15,7 +15,7 @@
 
         init() throws {
             server = try TestServer.running()
-            session = try Session(transport: .curl, callbackQueue: OperationQueue())
+            session = try Session(transport: CurlTransport(), callbackQueue: OperationQueue())
         }
 
         /// The error a GET of `path` ends with, when it is the `.badServerResponse` a broken head gives.

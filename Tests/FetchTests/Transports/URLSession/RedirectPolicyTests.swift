@@ -135,7 +135,7 @@ import Testing
 
     /// URLSession only: the policy holds on `URLSession.shared`, whose delegate Fetch is not.
     @Test func aRedirectToAnotherHostArrivesWithoutCredentialsOnTheSharedURLSession() async throws {
-        try await expectARedirectToAnotherHostArrivesWithoutCredentials(through: Session(session: .shared))
+        try await expectARedirectToAnotherHostArrivesWithoutCredentials(through: Session())
     }
 
     private func expectARedirectToAnotherHostArrivesWithoutCredentials(through session: Session) async throws {
@@ -177,7 +177,9 @@ import Testing
         let policy = RedirectPolicy(maximumRedirects: 0)
         let session =
             transport == .urlSession
-            ? Session(session: .shared, callbackQueue: OperationQueue(), redirectPolicy: policy)
+            ? Session(
+                transport: URLSessionTransport(session: .shared, redirectPolicy: policy),
+                callbackQueue: OperationQueue())
             : try makeSession(transport, redirectPolicy: policy)
         let response: Response = try await session.perform(TestRequest(try redirect(to: server.url("/echo/never"))))
         #expect(response.status == 302)

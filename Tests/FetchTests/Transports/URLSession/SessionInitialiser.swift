@@ -8,14 +8,14 @@ import Testing
 
 /// Every way to make a `Session`: the tests of a guarantee that must hold on each run once per initialiser.
 enum SessionInitialiser: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    /// `Session(session: .shared)`: the README's `Session()`.
+    /// `Session()`: the README's `Session()`.
     case shared
-    /// `Session(configuration:)`.
+    /// `Session(transport: URLSessionTransport(configuration:))`.
     case configuration
-    /// `Session(session:)` over a `URLSession` with a delegate of the app's, which Fetch does not replace.
+    /// `Session(transport: URLSessionTransport(session:))` over a `URLSession` with a delegate of the app's, which Fetch does not replace.
     case appDelegate
     #if os(Linux)
-        /// `Session(transport: .curl)`.
+        /// `Session(transport: CurlTransport())`.
         case curl
     #endif
 
@@ -32,21 +32,25 @@ enum SessionInitialiser: String, CaseIterable, Sendable, CustomTestStringConvert
     }
 
     /// A session made this way, delivering on a queue of its own.
-    func makeSession(maximumResponseSize: Int = Session.defaultMaximumResponseSize) throws -> Session {
+    func makeSession(maximumResponseSize: Int = 100 << 20) throws -> Session {
         switch self {
         case .shared:
-            return Session(callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+            return Session(
+                transport: URLSessionTransport(maximumResponseSize: maximumResponseSize),
+                callbackQueue: OperationQueue())
         case .configuration:
             return Session(
-                configuration: .ephemeral, callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+                transport: URLSessionTransport(configuration: .ephemeral, maximumResponseSize: maximumResponseSize),
+                callbackQueue: OperationQueue())
         case .appDelegate:
             let urlSession = URLSession(configuration: .ephemeral, delegate: AppDelegate(), delegateQueue: nil)
             return Session(
-                session: urlSession, callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+                transport: URLSessionTransport(session: urlSession, maximumResponseSize: maximumResponseSize),
+                callbackQueue: OperationQueue())
         #if os(Linux)
             case .curl:
                 return try Session(
-                    transport: .curl, callbackQueue: OperationQueue(), maximumResponseSize: maximumResponseSize)
+                    transport: CurlTransport(maximumResponseSize: maximumResponseSize), callbackQueue: OperationQueue())
         #endif
         }
     }

@@ -269,7 +269,7 @@ import Testing
 
     @Test(arguments: SessionTransport.allCases)
     func asyncFormsThrowTheErrorParsersError(on transport: SessionTransport) async throws {
-        let session = transport == .urlSession ? Session(session: .shared) : try makeSession(transport)
+        let session = transport == .urlSession ? Session() : try makeSession(transport)
         await #expect(throws: APIError(error: true, reason: "no user with id 9")) {
             let _: User = try await session.perform(
                 TestRequest(server.url("/users/9")), errorParser: DecodableErrorParser<APIError>())

@@ -71,8 +71,10 @@ import Testing
     @Test(arguments: transports)
     func aRefusedConnectionCannotConnectAndIsRetried(_ initialiser: SessionInitialiser) async throws {
         struct Port: Decodable, Parsable { let port: Int }
-        let closed: Port = try await Session(configuration: .ephemeral, callbackQueue: OperationQueue())
-            .perform(TestRequest(server.url("/closed-port")))
+        let closed: Port = try await Session(
+            transport: URLSessionTransport(configuration: .ephemeral), callbackQueue: OperationQueue()
+        )
+        .perform(TestRequest(server.url("/closed-port")))
         let url = try #require(URL(string: "http://127.0.0.1:\(closed.port)/x"))
         let (fault, message, retried) = try await fault(of: url, over: initialiser)
         #expect(fault == .transport(.cannotConnectToHost))

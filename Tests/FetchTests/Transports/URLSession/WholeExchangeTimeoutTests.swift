@@ -35,7 +35,8 @@ import Testing
     @Test func theConfigurationsTimeoutIsTheWholeExchangeToo() async throws {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 1
-        let session = Session(configuration: configuration, callbackQueue: OperationQueue())
+        let session = Session(
+            transport: URLSessionTransport(configuration: configuration), callbackQueue: OperationQueue())
         let url = server.url("/faults/trickle/40?every=0.2")
         let result: Result<Data, any Error> = await Result { try await session.perform(APIRequest(url)) }
         guard case .timedOut(_, let seconds) = try fetchError(result) else {
