@@ -38,8 +38,9 @@ func callbackSample() {
     // README-END
 }
 
-func asyncSample(session: Session) async throws {
+func asyncSample() async throws {
     // README-BEGIN
+    let session = Session()
     let user: User = try await session.perform(GetUser(baseURL: baseURL, id: 1))
     // README-END
     _ = user
