@@ -1,11 +1,11 @@
-// The code sample of README.md's "On Linux, libcurl" part of "Sessions", compiled here so that it cannot rot (the
-// region holds its own `#if os(Linux)`, as the README shows it).
+// The libcurl samples of the "Choosing a transport" article and of a doc comment, compiled here so that they cannot
+// rot (the first region holds its own `#if os(Linux)`, as the article shows it).
 
 import Fetch
 import Foundation
 
 func curlSessionSample() async throws {
-    // README-BEGIN
+    // DOC-BEGIN
     #if os(Linux)
         let session = try Session(transport: CurlTransport(), callbackQueue: OperationQueue())
         let user: User = try await session.perform(GetUser(baseURL: baseURL, id: 1))
@@ -17,7 +17,7 @@ func curlSessionSample() async throws {
         )
         let pinned = try Session(transport: CurlTransport(options: options))
     #endif
-    // README-END
+    // DOC-END
     #if os(Linux)
         _ = (user, pinned)
     #endif

@@ -26,7 +26,9 @@ let baseURL = URLComponents(string: "https://api.example.com")?.url ?? URL(fileP
 
 func callbackSample() {
     // README-BEGIN
-    let session = Session()
+    let callbacks = OperationQueue()
+    callbacks.maxConcurrentOperationCount = 1
+    let session = Session(callbackQueue: callbacks)
     session.perform(GetUser(baseURL: baseURL, id: 1)) { (result: Result<User, any Error>) in
         switch result {
         case .success(let user): print("Hello, \(user.name)")
@@ -36,46 +38,15 @@ func callbackSample() {
     // README-END
 }
 
-func asyncSample(session: Session) async throws {
+func asyncSample() async throws {
     // README-BEGIN
+    let session = Session()
     let user: User = try await session.perform(GetUser(baseURL: baseURL, id: 1))
     // README-END
     _ = user
 }
 
-// README-BEGIN
-struct Rename: Request {
-    let url: URL
-    let body: Data?
-    var method: HTTPMethod { .patch }
-    var headers: HeaderFields { ["Content-Type": "application/json"] }
-    var timeout: TimeInterval? { 10 }
-
-    init(baseURL: URL, id: Int, name: String) throws {
-        url = baseURL.appending(path: "users/\(id)")
-        body = try JSONEncoder().encode(["name": name])
-    }
-}
-// README-END
-
-// README-BEGIN
+/// The error of the API the samples talk to.
 struct APIError: Error, Decodable {
     let reason: String
-}
-// README-END
-
-func errorParserSample(session: Session) async {
-    // README-BEGIN
-    do {
-        let user: User = try await session.perform(
-            GetUser(baseURL: baseURL, id: 7),
-            errorParser: DecodableErrorParser<APIError>()
-        )
-        print(user.name)
-    } catch let error as APIError {
-        print("The server said: \(error.reason)")
-    } catch {
-        print(error)  // a FetchError: it says what was sent and what came back
-    }
-    // README-END
 }

@@ -7,8 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The README's claims that no other suite proves: facts about the package, its CI and its measurements, and the
-/// behaviours whose only test is here. `README-CLAIMS.md` beside this file maps every claim to its test.
+/// The documentation's claims that no other suite proves: facts about the package and its CI (README.md,
+/// CONTRIBUTING.md), and behaviours of the DocC articles whose only test is here. They check what the package does,
+/// never the documents' wording. `README-CLAIMS.md` beside this file maps every claim to its test.
 @Suite struct ReadmeClaimsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -19,9 +20,8 @@ import Testing
 
     // MARK: - The pitch, Installation and Requirements
 
-    @Test func thePackageHasNoDependenciesAndShipsTheProductsAndPlatformsTheREADMENames() throws {
+    @Test func thePackageHasNoDependenciesAndShipsTwoLibrariesForSwift6AndThePlatformsOfTheRequirements() throws {
         let manifest = try Self.text("Package.swift")
-        let readme = try Self.text("README.md")
         #expect(manifest.hasPrefix("// swift-tools-version: 6.0\n"))
         #expect(manifest.contains("swiftLanguageModes: [.v6]"))
         #expect(!manifest.contains(".package("), "README: \"no dependencies\"")
@@ -30,8 +30,6 @@ import Testing
         #expect(manifest.contains(#".library(name: "Fetch", targets: ["Fetch"])"#))
         #expect(manifest.contains(#".library(name: "FetchTesting", targets: ["FetchTesting"])"#))
         #expect(manifest.contains("platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)]"))
-        #expect(readme.contains("- Linux, macOS 13, iOS 16, tvOS 16, watchOS 9, visionOS 1 or later."))
-        #expect(readme.contains("- Swift 6.0 or later"))
     }
 
     @Test func fetchReExportsNoModule() throws {
@@ -233,7 +231,7 @@ import Testing
 
     // MARK: - Contributing
 
-    @Test func ciRunsWhatTheContributingSectionLists() throws {
+    @Test func ciRunsWhatCONTRIBUTINGLists() throws {
         let ci = try Self.text(".ci/run")
         for step in [
             "swift build 2>&1", "if ! swift test 2>&1", "swift test, second run", "grep -nE \"(^|: )warning: \"",
@@ -242,9 +240,9 @@ import Testing
             "halt_on_error=1", "FETCH_HEAVY_TESTS=1 swift test --filter", "Fuzz/run -t 30", "swift run fetch-example",
             "swift run -c release fetch-bench --quick",
         ] {
-            #expect(ci.contains(step), "README's Contributing says CI runs \(step)")
+            #expect(ci.contains(step), "CONTRIBUTING.md says CI runs \(step)")
         }
-        // The concurrency-heavy suites the README lists, by the names .ci/run filters them with.
+        // The concurrency-heavy suites CONTRIBUTING.md lists, by the names .ci/run filters them with.
         let suites = ci.split(separator: "\n").filter { $0.hasPrefix("suites") }.joined()
         for suite in [
             "Pipeline", "Session", "Redirect", "Deduplicating", "Caching", "Transfer", "ResumableDownload",
@@ -276,8 +274,8 @@ import Testing
         }
     }
 
-    /// The properties the README says the fuzz targets check, one target each.
-    @Test func theFuzzTargetsAreTheOnesTheREADMEDescribes() throws {
+    /// The fuzz targets CONTRIBUTING.md describes, one per parser of outside input.
+    @Test func theFuzzTargetsAreTheOnesCONTRIBUTINGDescribes() throws {
         let corpus = try FileManager.default.contentsOfDirectory(atPath: Self.root.appending(path: "Fuzz/Corpus").path)
         #expect(
             Set(corpus) == [

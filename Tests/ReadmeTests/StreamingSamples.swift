@@ -31,40 +31,40 @@ struct Notice: Decodable {
 }
 
 func streamBytesSample(session: Session) async throws {
-    // README-BEGIN
+    // DOC-BEGIN
     let stream = try await session.stream(ExportOrders(baseURL: baseURL))
     print(stream.response.status)  // the head: status, headers, final URL
     var received = 0
     for try await chunk in stream {  // Data, in order, each as soon as it arrives
         received += chunk.count
     }
-    // README-END
+    // DOC-END
     _ = received
 }
 
 func streamLinesSample(session: Session) async throws {
-    // README-BEGIN
+    // DOC-BEGIN
     for try await line in try await session.stream(TailLog(baseURL: baseURL)).lines {
         print(line)
     }
     for try await order in try await session.stream(ExportOrders(baseURL: baseURL)).jsonLines(of: Order.self) {
         print(order.id)
     }
-    // README-END
+    // DOC-END
 }
 
 func serverSentEventsSample(session: Session) async throws {
-    // README-BEGIN
+    // DOC-BEGIN
     for try await event in session.events(GetNotices(baseURL: baseURL)) {
         if event.event == "order-shipped" {
             let notice = try event.decode(Notice.self)
             print("\(event.id ?? "-"): \(notice.title)")
         }
     }
-    // README-END
+    // DOC-END
 }
 
-// README-BEGIN
+// DOC-BEGIN
 @Test func readsNoticesAcrossAReconnection() async throws {
     let mock = MockStream(connections: [
         .events([ServerSentEvent(id: "1", data: #"{"title": "Order 7 shipped"}"#)], retry: 1000),
@@ -80,4 +80,4 @@ func serverSentEventsSample(session: Session) async throws {
     #expect(try mock.requests[1].makeURLRequest().value(forHTTPHeaderField: "Last-Event-ID") == "1")
     #expect(scheduler.delays == [1, 1])
 }
-// README-END
+// DOC-END

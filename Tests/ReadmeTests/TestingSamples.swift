@@ -27,7 +27,6 @@ struct UserAPI {
 }
 // README-END
 
-// README-BEGIN
 @Test func showsTheServersReason() throws {
     let mock = MockPerformer(routes: [
         .get("/users/7", .json(#"{"reason": "no such user"}"#, status: 404))
@@ -37,4 +36,3 @@ struct UserAPI {
         GetUser(baseURL: baseURL, id: 7), errorParser: DecodableErrorParser<APIError>(), completion: user.capture)
     #expect(throws: APIError.self) { try user.value?.get() }
 }
-// README-END

@@ -7,8 +7,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The README's claims about the platform and the test set-up that need the loopback server: they would fail if the
-/// platform changed under them (and the README's sentence with it).
+/// The documentation's claims about the platform and the test set-up that need the loopback server: they would fail
+/// if the platform changed under them (and the documentation's sentence with it).
 @Suite struct ReadmePlatformClaimsTests {
     let server: TestServer
 
@@ -24,7 +24,7 @@ import Testing
 
     /// "On Linux, a plain `URLSession` request carrying `Authorization: Bearer …` that is redirected to another host
     /// delivers the token to that host", which is why `Session` has a redirect policy.
-    @Test(.enabled(if: Self.isLinux, "the README's sentence is about swift-corelibs-foundation"))
+    @Test(.enabled(if: Self.isLinux, "the documented behaviour is swift-corelibs-foundation's"))
     func onLinuxAPlainURLSessionCarriesTheTokenToAnotherHost() async throws {
         var components = try #require(URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "to", value: server.otherOriginURL("/echo/plain").absoluteString)]
@@ -45,7 +45,7 @@ import Testing
     /// "Fractional timeouts are exact on Linux too, where swift-corelibs-foundation would otherwise truncate them to
     /// whole seconds (0.5 s timing out at once)": with 0.9 s, a plain `URLSession` gives up on an answer 100 ms
     /// away. (No wall-clock bound: a loaded run of the whole suite delays everything by seconds.)
-    @Test(.enabled(if: Self.isLinux, "the README's sentence is about swift-corelibs-foundation"))
+    @Test(.enabled(if: Self.isLinux, "the documented behaviour is swift-corelibs-foundation's"))
     func onLinuxAPlainURLSessionTimesOutAtOnceWithAFractionalTimeout() async throws {
         var request = URLRequest(url: server.url("/delay/100"))
         request.timeoutInterval = 0.9
