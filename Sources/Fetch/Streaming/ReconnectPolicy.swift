@@ -37,7 +37,7 @@ public struct ReconnectPolicy: Sendable {
     }
 
     /// The default policy: 3 s until the server says otherwise, doubled per failure in a row, 5 attempts.
-    public static let `default` = ReconnectPolicy()
+    package static let `default` = ReconnectPolicy()
 
     /// Never reconnects: the sequence ends when the first connection does.
     public static let never = ReconnectPolicy(maximumAttempts: 0)
