@@ -21,10 +21,10 @@ import Foundation
 /// ```
 public struct Pipeline: RequestPerforming {
     /// The middlewares, outermost first: the first sees each request first and each response last.
-    public var middlewares: [any Middleware] { stack.middlewares }
+    package var middlewares: [any Middleware] { stack.middlewares }
 
     /// Where the responses come from.
-    public var transport: any Transport { stack.transport }
+    package var transport: any Transport { stack.transport }
 
     /// The queue on which callback-form completions are called, or `nil` to call them on the thread where the
     /// call finished (before `perform` returns, over a synchronous transport).

@@ -196,7 +196,7 @@ extension APIRequest {
     ///
     /// - Parameter segments: The unencoded segments, in order; a final empty one adds a trailing slash.
     /// - Returns: The changed request.
-    public func path(_ segments: [String]) -> APIRequest {
+    package func path(_ segments: [String]) -> APIRequest {
         changed { $0.pathSegments += segments }
     }
 
@@ -216,7 +216,7 @@ extension APIRequest {
     ///
     /// - Parameter items: The unencoded items.
     /// - Returns: The changed request.
-    public func query(_ items: [URLQueryItem]) -> APIRequest {
+    package func query(_ items: [URLQueryItem]) -> APIRequest {
         changed { $0.queryItems += items }
     }
 
@@ -317,7 +317,7 @@ extension APIRequest {
     ///
     /// - Parameter fields: The fields, in order. Names may repeat.
     /// - Returns: The changed request.
-    public func formBody(_ fields: [(name: String, value: String)]) -> APIRequest {
+    package func formBody(_ fields: [(name: String, value: String)]) -> APIRequest {
         let data = Data(PercentEncoding.form(fields).utf8)
         return changed { $0.content = Content(body: .data(data), contentType: "application/x-www-form-urlencoded") }
     }

@@ -96,7 +96,7 @@ public struct HTTPHeader: Hashable, Sendable {
     ///   - headers: The request's own fields.
     ///   - defaults: The fields to add where the request has none of the same name.
     /// - Returns: The request's fields, then each default whose name the request does not use in any case.
-    public static func merged(_ headers: HeaderFields, over defaults: HeaderFields) -> HeaderFields {
+    package static func merged(_ headers: HeaderFields, over defaults: HeaderFields) -> HeaderFields {
         HeaderFields(Array(headers) + defaults.filter { !headers.contains($0.name) })
     }
 }
