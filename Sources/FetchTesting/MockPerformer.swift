@@ -121,7 +121,7 @@ extension AsyncThrowingStream where Element == Data, Failure == any Error {
 
 extension MockPerformer {
     /// One canned answer of a ``MockPerformer``, for one method and path.
-    public struct Route: Sendable, CustomStringConvertible {
+    public struct Route: Sendable {
         /// The method the route answers.
         package let method: HTTPMethod
 
@@ -176,7 +176,7 @@ extension MockPerformer {
         }
 
         /// `GET /users/1`.
-        public var description: String { "\(method) \(path)" }
+        var description: String { "\(method) \(path)" }
 
         /// Whether the route answers `request`: the same method, and the same path as written, a trailing `/`
         /// included (`/alice/` answers `/alice/`, not `/alice`; `/` answers a URL with an empty path, which is sent

@@ -30,7 +30,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
     /// `HEAD`: the same as `GET`, but the server sends no body.
     public static let head = HTTPMethod(rawValue: "HEAD")
     /// `OPTIONS`: describe the communication options for the target resource.
-    public static let options = HTTPMethod(rawValue: "OPTIONS")
+    package static let options = HTTPMethod(rawValue: "OPTIONS")
     /// `TRACE`: perform a message loop-back test along the path to the target resource.
     package static let trace = HTTPMethod(rawValue: "TRACE")
     /// `CONNECT`: establish a tunnel to the server identified by the target resource.

@@ -42,7 +42,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         self.streamBufferLimit = outer.streamBufferLimit
     }
 
-    /// Whether the caller reads the response's body as it arrives (``Pipeline/stream(_:errorParser:bufferLimit:)``).
+    /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:bufferLimit:)``).
     ///
     /// The response a middleware sees is then the head: its ``Response/data`` is `nil` for a 2xx, whose body the
     /// caller reads. A middleware that stores or shares bodies, such as a cache or deduplication, passes a stream

@@ -127,7 +127,7 @@ public struct Pipeline: RequestPerforming {
     /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with up
     ///   to 64 KiB of the body; a ``FetchError`` naming the request for a transport failure;
     ///   ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
-    public func stream(
+    package func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         bufferLimit: Int

@@ -48,7 +48,7 @@ public struct APIRequest: Request {
     /// Creates a request for a URL.
     ///
     /// - Parameters:
-    ///   - url: The absolute URL; ``path(_:)-(String...)`` and ``query(_:_:)`` extend it.
+    ///   - url: The absolute URL; ``path(_:)`` and ``query(_:_:)`` extend it.
     ///   - method: The method. The default is ``HTTPMethod/get``.
     public init(_ url: URL, method: HTTPMethod = .get) {
         self.baseURL = url
@@ -249,7 +249,7 @@ extension APIRequest {
     ///
     /// - Parameter defaults: The fields, such as an API client's `User-Agent` and `Accept`.
     /// - Returns: The changed request.
-    public func defaultHeaders(_ defaults: HeaderFields) -> APIRequest {
+    package func defaultHeaders(_ defaults: HeaderFields) -> APIRequest {
         changed { request in
             for (name, value) in defaults where request.index(ofField: name) == nil {
                 request.fields.append(HTTPHeader(name: name, value: value))

@@ -42,7 +42,7 @@ public struct HTTPHeader: Hashable, Sendable {
     ///
     /// - Parameter mediaType: The media type, with any parameters (`text/plain; charset=utf-8`).
     /// - Returns: The header field.
-    public static func contentType(_ mediaType: String) -> HTTPHeader {
+    package static func contentType(_ mediaType: String) -> HTTPHeader {
         HTTPHeader(name: "Content-Type", value: mediaType)
     }
 
@@ -58,7 +58,7 @@ public struct HTTPHeader: Hashable, Sendable {
     ///
     /// - Parameter product: The product tokens and comments.
     /// - Returns: The header field.
-    public static func userAgent(_ product: String) -> HTTPHeader {
+    package static func userAgent(_ product: String) -> HTTPHeader {
         HTTPHeader(name: "User-Agent", value: product)
     }
 

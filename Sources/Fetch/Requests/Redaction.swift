@@ -1,5 +1,5 @@
 /// Which secrets Fetch keeps out of what it prints and records (`curl` commands and HAR recordings): the header
-/// fields, query parameters, form fields and JSON keys whose values are written as ``placeholder``.
+/// fields, query parameters, form fields and JSON keys whose values are written as `REDACTED`.
 ///
 /// The secrets a user cannot be expected to list are always redacted, matched without regard to case:
 ///

@@ -40,7 +40,7 @@ public struct ReconnectPolicy: Sendable {
     package static let `default` = ReconnectPolicy()
 
     /// Never reconnects: the sequence ends when the first connection does.
-    public static let never = ReconnectPolicy(maximumAttempts: 0)
+    package static let never = ReconnectPolicy(maximumAttempts: 0)
 
     /// The shortest wait before reconnecting, in seconds, whatever the server or the policy ask: 0.1 s.
     package static let minimumDelay: TimeInterval = 0.1

@@ -341,55 +341,27 @@ extension ResponseStream {
     /// - Returns: The values, in order. A line that does not decode ends the sequence with
     ///   ``FetchError/decoding(_:_:)``, whose response quotes the line.
     public func jsonLines<T: Decodable>(of type: T.Type, decoder: JSONDecoder = DefaultDecoding.decoder)
-        -> JSONLines<T>
+        -> AsyncThrowingCompactMapSequence<Lines, T>
     {
-        JSONLines(lines: lines, response: response, decoder: decoder)
+        lines.compactMap(JSONLineDecoder<T>(decoder: decoder, response: response).decode)
     }
+}
 
-    /// The values of a JSON Lines body, one per line.
-    public struct JSONLines<Value: Decodable>: AsyncSequence, Sendable {
-        /// The element: one decoded line.
-        public typealias Element = Value
+/// Decodes one line of a JSON Lines body; a method rather than a closure, so that no metatype is captured.
+private struct JSONLineDecoder<Value: Decodable> {
+    let decoder: JSONDecoder
+    let response: Response
 
-        let lines: Lines
-        let response: Response
-        let decoder: JSONDecoder
-
-        /// Creates the iterator.
-        public func makeAsyncIterator() -> Iterator {
-            Iterator(lines: lines.makeAsyncIterator(), response: response, decoder: decoder)
+    /// The line's value, or `nil` for a blank line.
+    func decode(_ line: String) throws -> Value? {
+        guard line.contains(where: { !$0.isWhitespace }) else {
+            return nil
         }
-
-        /// Reads and decodes the next line.
-        public struct Iterator: AsyncIteratorProtocol {
-            private var lines: Lines.Iterator
-            private let response: Response
-            private let decoder: JSONDecoder
-
-            init(lines: Lines.Iterator, response: Response, decoder: JSONDecoder) {
-                self.lines = lines
-                self.response = response
-                self.decoder = decoder
-            }
-
-            /// The next value, or `nil` at the end of the body.
-            ///
-            /// - Throws: What ``ResponseStream/Iterator/next()`` throws, or ``FetchError/decoding(_:_:)`` for a line
-            ///   that does not decode.
-            public mutating func next() async throws -> Value? {
-                while let line = try await lines.next() {
-                    guard line.contains(where: { !$0.isWhitespace }) else {
-                        continue
-                    }
-                    let data = Data(line.utf8)
-                    do {
-                        return try decoder.decode(Value.self, from: data)
-                    } catch let error as DecodingError {
-                        throw FetchError.decoding(error, response.withBody(data))
-                    }
-                }
-                return nil
-            }
+        let data = Data(line.utf8)
+        do {
+            return try decoder.decode(Value.self, from: data)
+        } catch let error as DecodingError {
+            throw FetchError.decoding(error, response.withBody(data))
         }
     }
 }

@@ -54,7 +54,7 @@ public struct RetryPolicy: Sendable {
         backoff: Backoff = Backoff(),
         maximumRetryAfter: TimeInterval = 60,
         deadline: TimeInterval? = nil,
-        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, "TRACE"],
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, "OPTIONS", "TRACE"],
         retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
         retryableErrors: Set<URLError.Code> = [
             .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet, .dnsLookupFailed,
