@@ -218,7 +218,9 @@ final class TestClock: Sendable {
 
     @Test func unsafeRequestRemovesTheStoredResponse() throws {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data("{}".utf8)) })
+            forwardingTo: MockPerformer { _ in
+                MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data("{}".utf8))
+            })
         let performer = CachedPerformer(spy, ResponseCache())
         let url = "http://example.test/item"
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
@@ -233,7 +235,8 @@ final class TestClock: Sendable {
 
     @Test func leastRecentlyUsedResponsesAreEvictedPastTheByteLimit() throws {
         let body = Data(repeating: UInt8(ascii: "x"), count: 1000)
-        let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: body) })
+        let spy = SpyPerformer(
+            forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: body) })
         let performer = CachedPerformer(spy, ResponseCache(maximumBytes: 2600))
         let ignore: @Sendable (Result<Data, any Error>) -> Void = { _ in }
         let a = TestRequest("http://example.test/a")
@@ -257,7 +260,9 @@ final class TestClock: Sendable {
 
     @Test func responsesLargerThanTheWholeLimitAreNotStored() throws {
         let spy = SpyPerformer(
-            forwardingTo: MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data(count: 5000)) })
+            forwardingTo: MockPerformer { _ in
+                MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data(count: 5000))
+            })
         let performer = CachedPerformer(spy, ResponseCache(maximumBytes: 4096))
         let results = Captured<Result<Data, any Error>>()
 
@@ -290,7 +295,9 @@ final class TestClock: Sendable {
     }
 
     @Test func freshHitsReuseTheValueParsedBefore() throws {
-        let mock = MockPerformer { _ in MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data(#"{"hit": 1}"#.utf8)) }
+        let mock = MockPerformer { _ in
+            MockResponse(headers: ["Cache-Control": "max-age=60"], data: Data(#"{"hit": 1}"#.utf8))
+        }
         let performer = CachedPerformer(mock, ResponseCache())
         let request = TestRequest("http://example.test/counted/\(UUID().uuidString)")
         let results = Captured<Result<CountedHit, any Error>>()

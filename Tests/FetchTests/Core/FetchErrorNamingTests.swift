@@ -48,7 +48,8 @@ import Testing
     @Test func exhaustedRetriesNameTheRequestTheCountAndTheLastStatus() throws {
         let request = TestRequest("https://api.example.com/users/1")
         let result = Captured<Result<Data, any Error>>()
-        MockPerformer { _ in MockResponse(status: 503) }.with(.retry(scheduler: TestScheduler())).perform(request, completion: result.capture)
+        MockPerformer { _ in MockResponse(status: 503) }.with(.retry(scheduler: TestScheduler())).perform(
+            request, completion: result.capture)
         let text = try description(of: result.value)
         #expect(
             text

@@ -80,7 +80,8 @@ import Testing
 
     @Test func theResponseAnswersTheCallersOwnRequest() throws {
         let result = Captured<Result<Response, any Error>>()
-        MockPerformer { _ in MockResponse(status: 204) }.with(.adapt([.requestID()])).perform(request, completion: result.capture)
+        MockPerformer { _ in MockResponse(status: 204) }.with(.adapt([.requestID()])).perform(
+            request, completion: result.capture)
         let response = try #require(try result.value?.get())
         #expect(response.originalRequest is TestRequest)
     }

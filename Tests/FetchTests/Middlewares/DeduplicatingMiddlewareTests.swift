@@ -143,7 +143,8 @@ struct Hit: Decodable, Parsable, Equatable {
     }
 
     @Test func aRequestAfterTheSharedOneFinishedIsSentAgain() throws {
-        let mock = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"hit": 1}"#.utf8)) })
+        let mock = SpyPerformer(
+            forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data(#"{"hit": 1}"#.utf8)) })
         let deduplication: DeduplicatingMiddleware = .deduplicate()
         let performer = mock.with(deduplication)
         let request = TestRequest("http://example.test/again")
