@@ -33,7 +33,7 @@ import Foundation
 ///   partial file is emptied and the download starts over with a request for the whole resource
 ///   (``TransferProgress/RestartReason/resourceChanged`` or ``TransferProgress/RestartReason/rangesNotSupported``).
 ///   A `206` to a request for the whole, or a body longer than its response announced, fails the download with
-///   ``FetchError/integrityCheckFailed(url:reason:)``.
+///   ``FetchError/integrityCheckFailed(url:reason:request:)``.
 /// - A `200` means the resource changed, and the download starts over with it; a `416` ends the download when the
 ///   bytes kept are the whole resource, and starts it over otherwise.
 /// - A server that does not send `Accept-Ranges: bytes`, or sends no validator, cannot be resumed safely: the

@@ -35,7 +35,7 @@ extension RequestPerforming {
     /// - Returns: The transfer: iterate its ``Transfer/progress`` (the bytes in the file so far), await its
     ///   ``Transfer/value`` (the response of the last attempt, whose body is in the file, not in
     ///   ``Response/data``), or cancel it. It fails with ``FetchError/invalidRequest(_:)``, before anything is sent,
-    ///   when `destination`'s directory does not exist; with ``FetchError/integrityCheckFailed(url:reason:)`` for a
+    ///   when `destination`'s directory does not exist; with ``FetchError/integrityCheckFailed(url:reason:request:)`` for a
     ///   body that fails its checks; with ``FetchError/cancelled(request:)`` when cancelled.
     public func download(
         _ request: any Request,
