@@ -122,13 +122,13 @@ public final class Captured<Value: Sendable>: Sendable {
 /// The failure of a wait on ``Captured`` that did not see enough values in time.
 public struct CaptureTimeout: Error, CustomStringConvertible {
     /// How many values the test waited for.
-    public let wanted: Int
+    package let wanted: Int
 
     /// How many arrived.
-    public let received: Int
+    package let received: Int
 
     /// How long the test waited.
-    public let timeout: Duration
+    package let timeout: Duration
 
     /// `waited 15 seconds for 3 values, received 2`.
     public var description: String {

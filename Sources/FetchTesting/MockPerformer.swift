@@ -19,10 +19,10 @@ import Foundation
 /// ```
 ///
 /// With ``init(routes:)`` it answers each method and path differently, and a request that no route matches fails
-/// with ``NoAnswer``, which names it.
+/// with an error that names it and the routes.
 public final class MockPerformer: RequestPerforming {
     /// Works out the answer to a request: a response, or a thrown transport error such as `URLError(.timedOut)`.
-    public typealias Handler = @Sendable (any Request) throws -> MockResponse
+    typealias Handler = @Sendable (any Request) throws -> MockResponse
 
     /// The mock's pipeline: no middlewares, and a transport that answers from the handler before it returns.
     public let pipeline: Pipeline
@@ -34,12 +34,12 @@ public final class MockPerformer: RequestPerforming {
     /// would deliver (`URLError(.timedOut)` as `FetchError.timedOut`), any other error unchanged.
     ///
     /// - Parameter handler: Called synchronously with each request that could be built.
-    public init(_ handler: @escaping Handler) {
+    public init(_ handler: @escaping @Sendable (any Request) throws -> MockResponse) {
         self.pipeline = Pipeline(MockTransport(handler: handler))
     }
 
-    /// Creates a performer that answers by method and path, and fails loudly with ``NoAnswer`` for any request
-    /// that no route matches.
+    /// Creates a performer that answers by method and path, and fails loudly, naming the request and the routes,
+    /// for any request that no route matches.
     ///
     /// - Parameter routes: The answers. When several match, the first wins.
     public convenience init(routes: [Route]) {
@@ -121,12 +121,12 @@ extension AsyncThrowingStream where Element == Data, Failure == any Error {
 
 extension MockPerformer {
     /// One canned answer of a ``MockPerformer``, for one method and path.
-    public struct Route: Sendable, CustomStringConvertible {
+    public struct Route: Sendable {
         /// The method the route answers.
-        public let method: HTTPMethod
+        package let method: HTTPMethod
 
         /// The URL path the route answers, such as `/users/1`, or a whole absolute URL string.
-        public let path: String
+        package let path: String
 
         let answer: Result<MockResponse, any Error>
 
@@ -176,7 +176,7 @@ extension MockPerformer {
         }
 
         /// `GET /users/1`.
-        public var description: String { "\(method) \(path)" }
+        var description: String { "\(method) \(path)" }
 
         /// Whether the route answers `request`: the same method, and the same path as written, a trailing `/`
         /// included (`/alice/` answers `/alice/`, not `/alice`; `/` answers a URL with an empty path, which is sent
@@ -192,15 +192,15 @@ extension MockPerformer {
     }
 
     /// The failure of a request that no route of a ``MockPerformer`` matches: it names the request and the routes.
-    public struct NoAnswer: Error, CustomStringConvertible {
+    package struct NoAnswer: Error, CustomStringConvertible {
         /// The request that found no route.
-        public let request: any Request
+        package let request: any Request
 
         /// The routes the performer has.
-        public let routes: [Route]
+        package let routes: [Route]
 
         /// `MockPerformer has no route for GET http://host/users/2 (path /users/2); its routes: GET /users/1`.
-        public var description: String {
+        package var description: String {
             let known = routes.isEmpty ? "none" : routes.map(\.description).joined(separator: ", ")
             return "MockPerformer has no route for \(request.method) \(request.url.absoluteString)"
                 + " (path \(request.url.path(percentEncoded: false))); its routes: \(known)"

@@ -19,7 +19,7 @@ public struct MockResponse: Sendable {
     }
 
     /// The pieces a stream of this answer delivers, one by one; `nil` delivers ``data`` as one piece.
-    public private(set) var chunks: [Data]?
+    package private(set) var chunks: [Data]?
 
     /// Creates an answer.
     ///

@@ -32,8 +32,8 @@ import Foundation
 /// ```
 ///
 /// A status outside 2xx goes through the same error path as `Session`: the error parser's error, or
-/// `FetchError.unacceptableStatus` with the scripted body. A request made after the script has run out fails with
-/// ``ScriptExhausted``.
+/// `FetchError.unacceptableStatus` with the scripted body. A request made after the script has run out fails with an
+/// error that names it and the script's length.
 public final class MockStream: RequestPerforming {
     /// One scripted connection.
     public struct Connection: Sendable {
@@ -47,16 +47,16 @@ public final class MockStream: RequestPerforming {
         }
 
         /// The status of the response head.
-        public var status: Int
+        package var status: Int
 
         /// The header fields of the response head.
-        public var headers: HeaderFields
+        package var headers: HeaderFields
 
         /// What happens after the head; the connection ends after the last step.
-        public var steps: [Step]
+        package var steps: [Step]
 
         /// The transport error that keeps the connection from opening, if any: `stream` throws it at once.
-        public var openingError: (any Error)?
+        package var openingError: (any Error)?
 
         /// Creates a connection.
         ///
@@ -114,7 +114,7 @@ public final class MockStream: RequestPerforming {
         ///   - body: The body.
         ///   - contentType: The `Content-Type`. The default is `application/json`.
         /// - Returns: The connection.
-        public static func status(_ status: Int, body: String = "", contentType: String = "application/json")
+        package static func status(_ status: Int, body: String = "", contentType: String = "application/json")
             -> Connection
         {
             Connection(status: status, headers: ["Content-Type": contentType], steps: [.chunk(Data(body.utf8))])
@@ -140,15 +140,15 @@ public final class MockStream: RequestPerforming {
     }
 
     /// The failure of a `stream` call made after every scripted connection was used.
-    public struct ScriptExhausted: Error, CustomStringConvertible {
+    package struct ScriptExhausted: Error, CustomStringConvertible {
         /// The request that found no connection left.
-        public let request: any Request
+        package let request: any Request
 
         /// How many connections the script had.
-        public let connections: Int
+        package let connections: Int
 
         /// `MockStream has no connection left for GET http://host/events: its 3 were all used`.
-        public var description: String {
+        package var description: String {
             "MockStream has no connection left for \(request.method) \(request.url.absoluteString):"
                 + " its \(connections) were all used"
         }
@@ -182,7 +182,7 @@ public final class MockStream: RequestPerforming {
     }
 
     /// How many streams their consumer stopped (cancelled, or left the loop) before they ended.
-    public var cancelledStreams: Int {
+    package var cancelledStreams: Int {
         state.withLock { $0.cancelled }
     }
 

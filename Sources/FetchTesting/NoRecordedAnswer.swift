@@ -10,17 +10,17 @@ import Foundation
 /// ```
 public struct NoRecordedAnswer: Error, CustomStringConvertible {
     /// The request that found no answer.
-    public let request: any Request
+    package let request: any Request
 
     /// The HAR file, when the entries came from one.
-    public let file: URL?
+    package let file: URL?
 
     /// The index in `log.entries` of the recorded request closest to ``request``, or `nil` when the file has no
     /// entries.
-    public let closestEntry: Int?
+    package let closestEntry: Int?
 
     /// The parts in which the closest recorded request differs from ``request``.
-    public let differingParts: [HARMatcher.Part]
+    package let differingParts: [HARMatcher.Part]
 
     /// The request as it was matched: method, URL and body size.
     private let summary: String

@@ -40,7 +40,7 @@ public final class SpyPerformer: RequestPerforming {
     }
 
     /// Every call made so far, in order.
-    public var calls: [Call] {
+    package var calls: [Call] {
         recorded.calls.withLock { $0 }
     }
 
@@ -50,7 +50,7 @@ public final class SpyPerformer: RequestPerforming {
     }
 
     /// The calls that are still waiting for an answer.
-    public var pendingCalls: [Call] {
+    package var pendingCalls: [Call] {
         calls.filter(\.isPending)
     }
 
@@ -151,7 +151,7 @@ extension SpyPerformer {
         }
 
         /// Whether the call waits for the test to complete it.
-        public var isPending: Bool {
+        package var isPending: Bool {
             state.withLock { call in
                 if case .pending = call.state {
                     return true

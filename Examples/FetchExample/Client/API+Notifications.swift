@@ -17,13 +17,13 @@ extension API {
     /// ```
     ///
     /// - Parameters:
-    ///   - reconnectPolicy: How to reconnect. The default is `ReconnectPolicy.default`.
+    ///   - reconnectPolicy: How to reconnect. The default is `ReconnectPolicy()`.
     ///   - scheduler: The clock of the waits before reconnecting; tests pass FetchTesting's `TestScheduler`.
     /// - Returns: The notifications, in order, across reconnections. Iterating throws ``APIError`` when the server
     ///   refuses the stream, `FetchError.eventDecoding` for an event that is not a notification, or another
     ///   `FetchError`.
     func notifications(
-        reconnectPolicy: ReconnectPolicy = .default,
+        reconnectPolicy: ReconnectPolicy = ReconnectPolicy(),
         scheduler: any Scheduling = DispatchScheduler()
     ) -> AsyncThrowingMapSequence<ServerSentEventStream, LiveNotification> {
         authenticated

@@ -184,7 +184,7 @@ final class API: Sendable {
 
     /// `GET api/<segments>`, each segment percent-encoded.
     func request(_ segments: String...) -> APIRequest {
-        APIRequest(baseURL).path(["api"] + segments)
+        segments.reduce(APIRequest(baseURL).path("api")) { $0.path($1) }
     }
 
     /// `GET api/users/<id>`.

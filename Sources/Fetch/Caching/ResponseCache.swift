@@ -207,7 +207,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// The number of responses stored now: in memory, or, for a cache with a `directory`, on disk.
-    public var storedResponseCount: Int {
+    package var storedResponseCount: Int {
         store.count
     }
 

@@ -70,7 +70,7 @@ public enum FetchError: Error, Sendable {
     case responseTooLarge(limit: Int, request: (any Request)? = nil)
 
     /// A line of a streamed body (``ResponseStream/lines``, JSON Lines, a Server-Sent Events field), or the data of
-    /// one Server-Sent Event, grew past `limit` bytes (``ResponseStream/maximumLineLength``) before it ended; Fetch
+    /// one Server-Sent Event, grew past `limit` bytes (1 MiB) before it ended; Fetch
     /// stopped reading the stream there.
     case lineTooLong(limit: Int, request: (any Request)? = nil)
 

@@ -30,11 +30,11 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
     /// `HEAD`: the same as `GET`, but the server sends no body.
     public static let head = HTTPMethod(rawValue: "HEAD")
     /// `OPTIONS`: describe the communication options for the target resource.
-    public static let options = HTTPMethod(rawValue: "OPTIONS")
+    package static let options = HTTPMethod(rawValue: "OPTIONS")
     /// `TRACE`: perform a message loop-back test along the path to the target resource.
-    public static let trace = HTTPMethod(rawValue: "TRACE")
+    package static let trace = HTTPMethod(rawValue: "TRACE")
     /// `CONNECT`: establish a tunnel to the server identified by the target resource.
-    public static let connect = HTTPMethod(rawValue: "CONNECT")
+    package static let connect = HTTPMethod(rawValue: "CONNECT")
 
     /// Whether the method is *safe* (read-only) in the sense of RFC 9110 §9.2.1: `GET`, `HEAD`, `OPTIONS`, `TRACE`.
     package var isSafe: Bool {

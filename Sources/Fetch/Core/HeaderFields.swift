@@ -34,7 +34,7 @@ public struct HeaderFields: Sendable {
     /// Creates header fields from a dictionary, in the order of their names (a dictionary has none of its own).
     ///
     /// - Parameter dictionary: The names and values.
-    public init(_ dictionary: [String: String]) {
+    package init(_ dictionary: [String: String]) {
         self.init(dictionary.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
     }
 

@@ -70,7 +70,7 @@ public struct Response: Sendable {
         )
     }
 
-    /// The head of `stream`, carrying its body through the middlewares to ``Pipeline/stream(_:errorParser:bufferLimit:)``.
+    /// The head of `stream`, carrying its body through the middlewares to ``RequestPerforming/stream(_:errorParser:bufferLimit:)``.
     package init(streaming stream: ResponseStream) {
         let head = stream.response
         self.init(
@@ -92,7 +92,7 @@ public struct Response: Sendable {
     }
 
     /// Whether ``status`` is in the 2xx success range.
-    public var isSuccess: Bool { (200..<300).contains(status) }
+    package var isSuccess: Bool { (200..<300).contains(status) }
 
     /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
     /// caller made, not to the copies they sent. The header fields are shared, not copied.

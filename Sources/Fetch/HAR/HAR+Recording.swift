@@ -34,7 +34,7 @@ extension HAR.Entry {
         response: Response,
         startedDateTime: Date,
         timings: HAR.Timings,
-        redaction: Redaction = .default,
+        redaction: Redaction = [],
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) {
         let url = request.url ?? response.originalRequest.url
@@ -119,7 +119,7 @@ extension HAR.Entry {
         response: Response,
         startedDateTime: Date,
         timings: HAR.Timings,
-        redaction: Redaction = .default,
+        redaction: Redaction = [],
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) throws {
         self.init(

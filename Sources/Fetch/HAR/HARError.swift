@@ -8,14 +8,14 @@ import Foundation
 /// ```
 public struct HARError: Error, Sendable, Equatable {
     /// The file, when the archive came from one.
-    public let file: URL?
+    package let file: URL?
 
     /// Where in the JSON the problem is, such as `log.entries[3].response.status`; empty when it is the file
     /// as a whole (it cannot be read, or is not JSON).
-    public let path: String
+    package let path: String
 
     /// What is wrong there.
-    public let reason: String
+    package let reason: String
 
     /// Creates an error.
     ///

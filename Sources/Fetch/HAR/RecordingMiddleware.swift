@@ -27,7 +27,7 @@ extension Middleware where Self == RecordingMiddleware {
     /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive.
     public static func record(
         to harFile: URL,
-        redacting redaction: Redaction = .default,
+        redacting redaction: Redaction = [],
         multipartLimit: Int = 65_536
     ) throws -> RecordingMiddleware {
         RecordingMiddleware(writer: try HARWriter(file: harFile), redaction: redaction, multipartLimit: multipartLimit)

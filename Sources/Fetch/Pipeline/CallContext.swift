@@ -42,7 +42,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         self.streamBufferLimit = outer.streamBufferLimit
     }
 
-    /// Whether the caller reads the response's body as it arrives (``Pipeline/stream(_:errorParser:bufferLimit:)``).
+    /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:bufferLimit:)``).
     ///
     /// The response a middleware sees is then the head: its ``Response/data`` is `nil` for a 2xx, whose body the
     /// caller reads. A middleware that stores or shares bodies, such as a cache or deduplication, passes a stream
@@ -74,7 +74,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         }
     }
 
-    /// Reports `event` to every observer of this call (``observeEvents(as:_:)``), such as the `observe`
+    /// Reports `event` to every observer of this call, such as the `observe`
     /// middleware: a retry reports each wait this way.
     ///
     /// - Parameter event: What happened.
@@ -95,7 +95,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     ///   - observer: Who observes. Observing again as the same object changes nothing, so a middleware that runs
     ///     once per attempt hears each event once.
     ///   - handler: Called with each event, on the thread that reported it.
-    public func observeEvents(as observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
+    package func observeEvents(as observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
         if let root {
             root.observeEvents(as: observer, handler)
             return

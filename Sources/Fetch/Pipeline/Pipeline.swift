@@ -21,10 +21,10 @@ import Foundation
 /// ```
 public struct Pipeline: RequestPerforming {
     /// The middlewares, outermost first: the first sees each request first and each response last.
-    public var middlewares: [any Middleware] { stack.middlewares }
+    package var middlewares: [any Middleware] { stack.middlewares }
 
     /// Where the responses come from.
-    public var transport: any Transport { stack.transport }
+    package var transport: any Transport { stack.transport }
 
     /// The queue on which callback-form completions are called, or `nil` to call them on the thread where the
     /// call finished (before `perform` returns, over a synchronous transport).
@@ -127,7 +127,7 @@ public struct Pipeline: RequestPerforming {
     /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with up
     ///   to 64 KiB of the body; a ``FetchError`` naming the request for a transport failure;
     ///   ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
-    public func stream(
+    package func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         bufferLimit: Int

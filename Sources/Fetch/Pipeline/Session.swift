@@ -17,13 +17,13 @@ import Foundation
 ///
 /// Each completion is called exactly once: with the result, with an error, or with ``FetchError/cancelled(request:)`` when the
 /// call is cancelled first; never twice, and never after a cancellation was reported. A session is a ``Pipeline``
-/// with no middlewares: every stack built on it (`session.with(.observe { … }, .retry())`) delivers on its
-/// ``callbackQueue`` too.
+/// with no middlewares: every stack built on it (`session.with(.observe { … }, .retry())`) delivers on the
+/// session's callback queue too.
 public final class Session: RequestPerforming {
     /// The queue on which callback-form completions are called. The `async` forms do not use it.
-    public let callbackQueue: OperationQueue
+    package let callbackQueue: OperationQueue
 
-    /// The session's pipeline: no middlewares, the session's transport, and ``callbackQueue``.
+    /// The session's pipeline: no middlewares, the session's transport, and its callback queue.
     public let pipeline: Pipeline
 
     /// What sends the session's requests.
@@ -68,7 +68,7 @@ public final class Session: RequestPerforming {
     /// - Parameters:
     ///   - request: The request to send.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - completion: Called exactly once on ``callbackQueue`` with the parsed value or the error.
+    ///   - completion: Called exactly once on the session's callback queue with the parsed value or the error.
     /// - Returns: A handle that cancels the call; a cancelled call completes with ``FetchError/cancelled(request:)``.
     @discardableResult
     public func perform<T: Parsable>(

@@ -19,7 +19,7 @@ public protocol Transport: Sendable {
     ) -> any Cancellable
 
     /// Sends `request` and hands back its response as soon as the head has arrived, with the body to read as it
-    /// arrives: the transport step of ``Pipeline/stream(_:errorParser:bufferLimit:)``.
+    /// arrives: the transport step of ``RequestPerforming/stream(_:errorParser:bufferLimit:)``.
     ///
     /// The default implementation sends the request with ``send(_:completion:)`` and hands back the whole body as
     /// one chunk, which is what the synchronous doubles need; a transport that reads bodies as they arrive

@@ -48,7 +48,7 @@ public struct APIRequest: Request {
     /// Creates a request for a URL.
     ///
     /// - Parameters:
-    ///   - url: The absolute URL; ``path(_:)-(String...)`` and ``query(_:_:)`` extend it.
+    ///   - url: The absolute URL; ``path(_:)`` and ``query(_:_:)`` extend it.
     ///   - method: The method. The default is ``HTTPMethod/get``.
     public init(_ url: URL, method: HTTPMethod = .get) {
         self.baseURL = url
@@ -196,7 +196,7 @@ extension APIRequest {
     ///
     /// - Parameter segments: The unencoded segments, in order; a final empty one adds a trailing slash.
     /// - Returns: The changed request.
-    public func path(_ segments: [String]) -> APIRequest {
+    package func path(_ segments: [String]) -> APIRequest {
         changed { $0.pathSegments += segments }
     }
 
@@ -216,7 +216,7 @@ extension APIRequest {
     ///
     /// - Parameter items: The unencoded items.
     /// - Returns: The changed request.
-    public func query(_ items: [URLQueryItem]) -> APIRequest {
+    package func query(_ items: [URLQueryItem]) -> APIRequest {
         changed { $0.queryItems += items }
     }
 
@@ -249,7 +249,7 @@ extension APIRequest {
     ///
     /// - Parameter defaults: The fields, such as an API client's `User-Agent` and `Accept`.
     /// - Returns: The changed request.
-    public func defaultHeaders(_ defaults: HeaderFields) -> APIRequest {
+    package func defaultHeaders(_ defaults: HeaderFields) -> APIRequest {
         changed { request in
             for (name, value) in defaults where request.index(ofField: name) == nil {
                 request.fields.append(HTTPHeader(name: name, value: value))
@@ -317,7 +317,7 @@ extension APIRequest {
     ///
     /// - Parameter fields: The fields, in order. Names may repeat.
     /// - Returns: The changed request.
-    public func formBody(_ fields: [(name: String, value: String)]) -> APIRequest {
+    package func formBody(_ fields: [(name: String, value: String)]) -> APIRequest {
         let data = Data(PercentEncoding.form(fields).utf8)
         return changed { $0.content = Content(body: .data(data), contentType: "application/x-www-form-urlencoded") }
     }

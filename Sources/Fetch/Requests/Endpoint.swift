@@ -58,7 +58,7 @@ extension Endpoint {
     /// - Returns: The absolute URL of the endpoint.
     /// - Throws: ``FetchError/invalidRequest(_:)`` with the reason when no URL can be made: the base URL is not
     ///   absolute, a segment is `.` or `..`, or an empty segment is not the last one.
-    public func url() throws -> URL {
+    package func url() throws -> URL {
         try URLComposition.url(base: baseURL, pathSegments: pathSegments, queryItems: queryItems)
     }
 }

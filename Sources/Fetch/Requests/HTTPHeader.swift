@@ -42,7 +42,7 @@ public struct HTTPHeader: Hashable, Sendable {
     ///
     /// - Parameter mediaType: The media type, with any parameters (`text/plain; charset=utf-8`).
     /// - Returns: The header field.
-    public static func contentType(_ mediaType: String) -> HTTPHeader {
+    package static func contentType(_ mediaType: String) -> HTTPHeader {
         HTTPHeader(name: "Content-Type", value: mediaType)
     }
 
@@ -58,7 +58,7 @@ public struct HTTPHeader: Hashable, Sendable {
     ///
     /// - Parameter product: The product tokens and comments.
     /// - Returns: The header field.
-    public static func userAgent(_ product: String) -> HTTPHeader {
+    package static func userAgent(_ product: String) -> HTTPHeader {
         HTTPHeader(name: "User-Agent", value: product)
     }
 
@@ -96,7 +96,7 @@ public struct HTTPHeader: Hashable, Sendable {
     ///   - headers: The request's own fields.
     ///   - defaults: The fields to add where the request has none of the same name.
     /// - Returns: The request's fields, then each default whose name the request does not use in any case.
-    public static func merged(_ headers: HeaderFields, over defaults: HeaderFields) -> HeaderFields {
+    package static func merged(_ headers: HeaderFields, over defaults: HeaderFields) -> HeaderFields {
         HeaderFields(Array(headers) + defaults.filter { !headers.contains($0.name) })
     }
 }

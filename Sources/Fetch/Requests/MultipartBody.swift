@@ -19,7 +19,7 @@ import Foundation
 /// UTF-8.
 public struct MultipartBody: Sendable {
     /// The size of the fields and files up to which the body is built in memory: 10 MB.
-    public static let defaultMemoryLimit = 10_000_000
+    package static let defaultMemoryLimit = 10_000_000
 
     /// The largest size of the fields and files together, in bytes, that is built in memory; larger bodies are
     /// streamed from a temporary file.
@@ -44,8 +44,8 @@ public struct MultipartBody: Sendable {
     /// Creates an empty body.
     ///
     /// - Parameter memoryLimit: The largest size of the fields and files together, in bytes, that is built in
-    ///   memory rather than streamed from a temporary file. The default is ``defaultMemoryLimit``.
-    public init(memoryLimit: Int = MultipartBody.defaultMemoryLimit) {
+    ///   memory rather than streamed from a temporary file. The default is 10 MB (10,000,000 bytes).
+    public init(memoryLimit: Int = 10_000_000) {
         self.memoryLimit = memoryLimit
     }
 

@@ -1,5 +1,5 @@
 /// Which secrets Fetch keeps out of what it prints and records (`curl` commands and HAR recordings): the header
-/// fields, query parameters, form fields and JSON keys whose values are written as ``placeholder``.
+/// fields, query parameters, form fields and JSON keys whose values are written as `REDACTED`.
 ///
 /// The secrets a user cannot be expected to list are always redacted, matched without regard to case:
 ///
@@ -22,7 +22,7 @@
 /// named, but not searched for in the rest of the entry, where they would replace innocent text.
 public struct Redaction: Sendable, Equatable {
     /// What a redacted value is replaced with: `REDACTED`.
-    public static let placeholder = "REDACTED"
+    package static let placeholder = "REDACTED"
 
     /// The header fields that are always redacted, besides those whose name contains `token`, `secret` or
     /// `password`. Query parameters, form fields and JSON keys of these names are redacted too.
@@ -35,7 +35,7 @@ public struct Redaction: Sendable, Equatable {
     package static let minimumSearchedLength = 6
 
     /// Only the secrets that are always redacted.
-    public static let `default` = Redaction(headers: [])
+    package static let `default` = Redaction(headers: [])
 
     /// The header fields redacted, matched without regard to case: the defaults, then those added.
     package let headers: [String]
@@ -64,7 +64,7 @@ public struct Redaction: Sendable, Equatable {
     /// - Parameter name: The field name, in any case.
     /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
     ///   added.
-    public func redactsHeader(_ name: String) -> Bool {
+    package func redactsHeader(_ name: String) -> Bool {
         headers.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
     }
 
@@ -73,7 +73,7 @@ public struct Redaction: Sendable, Equatable {
     /// - Parameter name: The parameter's name, decoded, in any case.
     /// - Returns: `true` for the defaults, the names containing `token`, `secret` or `password`, and the names
     ///   added.
-    public func redactsQueryItem(_ name: String) -> Bool {
+    package func redactsQueryItem(_ name: String) -> Bool {
         queryItems.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
     }
 

@@ -76,7 +76,7 @@ extension Request {
     ///   `Cookie`, `token` query parameters, …). The default adds none.
     /// - Returns: The command, one option per line.
     /// - Throws: The error of ``makeURLRequest()`` when the request cannot be built.
-    public func curlCommand(redacting redaction: Redaction = .default) throws -> String {
+    public func curlCommand(redacting redaction: Redaction = []) throws -> String {
         CURLCommand.make(for: try makeURLRequest(), redaction: redaction)
     }
 }

@@ -37,10 +37,10 @@ public struct ReconnectPolicy: Sendable {
     }
 
     /// The default policy: 3 s until the server says otherwise, doubled per failure in a row, 5 attempts.
-    public static let `default` = ReconnectPolicy()
+    package static let `default` = ReconnectPolicy()
 
     /// Never reconnects: the sequence ends when the first connection does.
-    public static let never = ReconnectPolicy(maximumAttempts: 0)
+    package static let never = ReconnectPolicy(maximumAttempts: 0)
 
     /// The shortest wait before reconnecting, in seconds, whatever the server or the policy ask: 0.1 s.
     package static let minimumDelay: TimeInterval = 0.1

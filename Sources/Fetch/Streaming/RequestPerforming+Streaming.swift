@@ -32,12 +32,12 @@ extension RequestPerforming {
     }
 }
 
-extension Session {
-    /// Sends a request and returns once the response head has arrived, buffering at most `bufferLimit` unread
-    /// bytes in memory.
+extension RequestPerforming {
+    /// Sends a request through this performer's ``pipeline`` and returns once the response head has arrived,
+    /// buffering at most `bufferLimit` unread bytes in memory.
     ///
-    /// The stream goes through the session's transport, whose ``RedirectPolicy`` applies as it does to `perform`; on
-    /// a ``URLSessionTransport`` over a `URLSession` of yours, through that `URLSession` (see
+    /// The stream goes through the pipeline's middlewares and transport, whose ``RedirectPolicy`` applies as it does
+    /// to `perform`; on a ``URLSessionTransport`` over a `URLSession` of yours, through that `URLSession` (see
     /// <doc:PlatformDifferences> for Linux).
     ///
     /// - Parameters:

@@ -14,8 +14,8 @@ import Foundation
 /// Iterate it once, from one task: the chunks are not kept. Cancelling the iterating task, or leaving the loop
 /// early, cancels the HTTP request; so does dropping a stream that was never iterated.
 ///
-/// When the consumer falls behind, at most a bounded number of bytes wait in memory (see
-/// ``ResponseStream/defaultBufferLimit``). On Apple platforms reading from the network then pauses; on Linux, where
+/// When the consumer falls behind, at most a bounded number of bytes wait in memory (4 MiB
+/// by default). On Apple platforms reading from the network then pauses; on Linux, where
 /// neither transport can pause a transfer, the backlog waits on disk, in an unlinked temporary file that only the
 /// body's length bounds (the transport's size limit does not apply to a stream, which may be endless): a consumer
 /// that stops reading an endless stream for long should cancel it.
@@ -28,7 +28,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// How many bytes of an unread body wait in memory, by default, before reading from the network pauses:
     /// 4 MiB.
-    public static let defaultBufferLimit = 4 * 1024 * 1024
+    package static let defaultBufferLimit = 4 * 1024 * 1024
 
     /// The longest line that ``lines`` and ``jsonLines(of:decoder:)`` read, and the longest line and the most data
     /// of one event that a Server-Sent Events stream reads, in bytes: 1 MiB.
@@ -36,7 +36,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// A longer one ends the sequence with ``FetchError/lineTooLong(limit:request:)`` and cancels the request, so
     /// that a server cannot grow a line without end in memory. Read ``ResponseStream`` chunk by chunk for longer
     /// lines.
-    public static let maximumLineLength = 1024 * 1024
+    package static let maximumLineLength = 1024 * 1024
 
     private let source: Source
     /// Cancels the transfer when the last copy of this stream is dropped before anything iterated it.
@@ -163,7 +163,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     /// Stops reading the body and cancels the HTTP request; a pending or later read throws
     /// ``FetchError/cancelled(request:)``.
-    public func cancel() {
+    package func cancel() {
         lifetime.cancel()
     }
 
@@ -250,7 +250,7 @@ extension ResponseStream {
     /// The body as lines of UTF-8 text, ended by LF or CRLF, without their line endings. A last line without a line
     /// ending is included.
     ///
-    /// A line longer than ``maximumLineLength`` ends the sequence, after the lines before it, with
+    /// A line longer than 1 MiB ends the sequence, after the lines before it, with
     /// ``FetchError/lineTooLong(limit:request:)``, and cancels the request.
     public var lines: Lines {
         Lines(stream: self)
@@ -289,7 +289,7 @@ extension ResponseStream {
             /// The next line, or `nil` at the end of the body.
             ///
             /// - Throws: What ``ResponseStream/Iterator/next()`` throws, or ``FetchError/lineTooLong(limit:request:)``
-            ///   for a line longer than ``ResponseStream/maximumLineLength``.
+            ///   for a line longer than 1 MiB.
             public mutating func next() async throws -> String? {
                 while readyIndex == ready.count {
                     if let failure {
@@ -341,55 +341,27 @@ extension ResponseStream {
     /// - Returns: The values, in order. A line that does not decode ends the sequence with
     ///   ``FetchError/decoding(_:_:)``, whose response quotes the line.
     public func jsonLines<T: Decodable>(of type: T.Type, decoder: JSONDecoder = DefaultDecoding.decoder)
-        -> JSONLines<T>
+        -> AsyncThrowingCompactMapSequence<Lines, T>
     {
-        JSONLines(lines: lines, response: response, decoder: decoder)
+        lines.compactMap(JSONLineDecoder<T>(decoder: decoder, response: response).decode)
     }
+}
 
-    /// The values of a JSON Lines body, one per line.
-    public struct JSONLines<Value: Decodable>: AsyncSequence, Sendable {
-        /// The element: one decoded line.
-        public typealias Element = Value
+/// Decodes one line of a JSON Lines body; a method rather than a closure, so that no metatype is captured.
+private struct JSONLineDecoder<Value: Decodable> {
+    let decoder: JSONDecoder
+    let response: Response
 
-        let lines: Lines
-        let response: Response
-        let decoder: JSONDecoder
-
-        /// Creates the iterator.
-        public func makeAsyncIterator() -> Iterator {
-            Iterator(lines: lines.makeAsyncIterator(), response: response, decoder: decoder)
+    /// The line's value, or `nil` for a blank line.
+    func decode(_ line: String) throws -> Value? {
+        guard line.contains(where: { !$0.isWhitespace }) else {
+            return nil
         }
-
-        /// Reads and decodes the next line.
-        public struct Iterator: AsyncIteratorProtocol {
-            private var lines: Lines.Iterator
-            private let response: Response
-            private let decoder: JSONDecoder
-
-            init(lines: Lines.Iterator, response: Response, decoder: JSONDecoder) {
-                self.lines = lines
-                self.response = response
-                self.decoder = decoder
-            }
-
-            /// The next value, or `nil` at the end of the body.
-            ///
-            /// - Throws: What ``ResponseStream/Iterator/next()`` throws, or ``FetchError/decoding(_:_:)`` for a line
-            ///   that does not decode.
-            public mutating func next() async throws -> Value? {
-                while let line = try await lines.next() {
-                    guard line.contains(where: { !$0.isWhitespace }) else {
-                        continue
-                    }
-                    let data = Data(line.utf8)
-                    do {
-                        return try decoder.decode(Value.self, from: data)
-                    } catch let error as DecodingError {
-                        throw FetchError.decoding(error, response.withBody(data))
-                    }
-                }
-                return nil
-            }
+        let data = Data(line.utf8)
+        do {
+            return try decoder.decode(Value.self, from: data)
+        } catch let error as DecodingError {
+            throw FetchError.decoding(error, response.withBody(data))
         }
     }
 }

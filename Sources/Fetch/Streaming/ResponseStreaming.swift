@@ -36,16 +36,16 @@ extension ResponseStreaming {
     /// - Parameters:
     ///   - request: The request that opens the stream.
     ///   - errorParser: The object that turns an error body into an error, or `nil`.
-    ///   - reconnectPolicy: How to reconnect. The default is ``ReconnectPolicy/default``.
+    ///   - reconnectPolicy: How to reconnect. The default is `ReconnectPolicy()`.
     ///   - scheduler: The clock of the waits before reconnecting. The default is real time.
     /// - Returns: The events, in order, across reconnections. Iterating throws, ending the sequence, the error of a
     ///   status outside 2xx, ``FetchError/notEventStream(_:)`` for another `Content-Type`,
     ///   ``FetchError/attemptsExhausted(attempts:lastError:request:)`` when reconnecting keeps failing, or
-    ///   ``FetchError/lineTooLong(limit:request:)`` for a line or an event past ``ResponseStream/maximumLineLength``.
+    ///   ``FetchError/lineTooLong(limit:request:)`` for a line or an event past 1 MiB.
     public func events(
         _ request: any Request,
         errorParser: (any ErrorParsing)? = nil,
-        reconnectPolicy: ReconnectPolicy = .default,
+        reconnectPolicy: ReconnectPolicy = ReconnectPolicy(),
         scheduler: any Scheduling = DispatchScheduler()
     ) -> ServerSentEventStream {
         ServerSentEventStream(

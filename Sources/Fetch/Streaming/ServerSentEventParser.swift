@@ -22,16 +22,16 @@ import Foundation
 /// - A blank line dispatches the event, unless its data is empty. The last event ID carries over to later events.
 /// - ``finishStream()`` discards an event that no blank line ended, and readies the parser for a new connection of
 ///   the same event source, keeping ``lastEventID`` and ``reconnectionTime``.
-/// - A line longer than ``ResponseStream/maximumLineLength`` bytes, or an event whose `data:` lines add up to more,
+/// - A line longer than 1 MiB, or an event whose `data:` lines add up to more,
 ///   is an error (``FetchError/lineTooLong(limit:request:)``), so that the parser's memory stays bounded whatever the
 ///   stream holds.
-public struct ServerSentEventParser: Sendable {
+package struct ServerSentEventParser: Sendable {
     /// The event source's last event ID: set when an event block ends (even one without data), `nil` when empty.
     /// A reconnection sends it as `Last-Event-ID`.
-    public private(set) var lastEventID: String?
+    package private(set) var lastEventID: String?
 
     /// The reconnection time the stream last set with a valid `retry:` field, in milliseconds.
-    public private(set) var reconnectionTime: Int?
+    package private(set) var reconnectionTime: Int?
 
     /// The bytes of the line being read, once the start of the stream (and its byte order mark) is behind.
     private var line: [UInt8] = []
@@ -58,7 +58,7 @@ public struct ServerSentEventParser: Sendable {
     /// Creates a parser at the start of a stream.
     ///
     /// - Parameter lastEventID: The last event ID of an earlier connection of the same event source, if any.
-    public init(lastEventID: String? = nil) {
+    package init(lastEventID: String? = nil) {
         self.init(lastEventID: lastEventID, limit: ResponseStream.maximumLineLength)
     }
 
@@ -74,9 +74,9 @@ public struct ServerSentEventParser: Sendable {
     /// - Parameter chunk: The bytes that arrived, in order.
     /// - Returns: The events that the chunk completed, in order; often none.
     /// - Throws: ``FetchError/lineTooLong(limit:request:)`` when a line, or the data of the event being read, grows
-    ///   past ``ResponseStream/maximumLineLength`` bytes. The events the chunk completed before are lost, and the
+    ///   past 1 MiB. The events the chunk completed before are lost, and the
     ///   parser reads what comes next as the start of a new connection's stream (see ``finishStream()``).
-    public mutating func parse<Bytes: Sequence<UInt8>>(_ chunk: Bytes) throws -> [ServerSentEvent] {
+    package mutating func parse<Bytes: Sequence<UInt8>>(_ chunk: Bytes) throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         try parse(chunk, into: &events)
         return events
@@ -124,7 +124,7 @@ public struct ServerSentEventParser: Sendable {
     /// Ends the current connection's stream: an event that no blank line ended is discarded, and the parser reads
     /// the next connection's stream from its start (byte order mark included), with the same ``lastEventID`` and
     /// ``reconnectionTime``.
-    public mutating func finishStream() {
+    package mutating func finishStream() {
         self = ServerSentEventParser(lastEventID: lastEventID, reconnectionTime: reconnectionTime, limit: limit)
     }
 

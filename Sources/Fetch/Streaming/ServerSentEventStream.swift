@@ -10,7 +10,7 @@ import Foundation
 /// Nothing is sent until the sequence is iterated; each iteration opens its own connection. Cancelling the iterating
 /// task, or leaving the loop, closes the connection and stops reconnecting.
 ///
-/// A line, or the data of one event, longer than ``ResponseStream/maximumLineLength`` bytes ends the sequence, after
+/// A line, or the data of one event, longer than 1 MiB ends the sequence, after
 /// the events before it, with ``FetchError/lineTooLong(limit:request:)``; it does not reconnect.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
     /// The element: one dispatched event.

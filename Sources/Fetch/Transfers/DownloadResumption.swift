@@ -64,11 +64,11 @@ public struct DownloadResumption: Sendable {
     /// Creates the resumption settings of a download.
     ///
     /// - Parameters:
-    ///   - retryPolicy: When to try again and how long to wait. The default is ``RetryPolicy/default``.
+    ///   - retryPolicy: When to try again and how long to wait. The default is `RetryPolicy()`.
     ///   - scheduler: The clock and timer for the waits. The default is real time.
     ///   - expectedSHA256: The digest the finished file must have, or `nil`.
     public init(
-        retryPolicy: RetryPolicy = .default,
+        retryPolicy: RetryPolicy = RetryPolicy(),
         scheduler: any Scheduling = DispatchScheduler(),
         expectedSHA256: String? = nil
     ) {

@@ -48,7 +48,7 @@ public struct RedirectPolicy: Sendable {
     }
 
     /// The default policy: up to 10 redirects, no `https` → `http`, credentials kept to their origin.
-    public static let `default` = RedirectPolicy()
+    package static let `default` = RedirectPolicy()
 
     /// What to do with one redirect.
     package enum Decision: Sendable, Equatable {

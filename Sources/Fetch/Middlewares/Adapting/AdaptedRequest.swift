@@ -13,7 +13,7 @@ public struct AdaptedRequest: Request {
     public let original: any Request
 
     /// The request to send.
-    public let urlRequest: URLRequest
+    package let urlRequest: URLRequest
 
     /// Creates an adapted request.
     ///
@@ -25,18 +25,18 @@ public struct AdaptedRequest: Request {
         self.urlRequest = urlRequest
     }
 
-    /// The URL of ``urlRequest``.
+    /// The URL of the adapted `URLRequest`.
     public var url: URL { urlRequest.url ?? original.url }
 
-    /// The method of ``urlRequest``.
+    /// The method of the adapted `URLRequest`.
     public var method: HTTPMethod { urlRequest.httpMethod.map(HTTPMethod.init(rawValue:)) ?? original.method }
 
-    /// The header fields of ``urlRequest``.
+    /// The header fields of the adapted `URLRequest`.
     public var headers: HeaderFields {
         HeaderFields((urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
-    /// The body of ``urlRequest``.
+    /// The body of the adapted `URLRequest`.
     public var body: Data? { urlRequest.httpBody }
 
     /// The timeout of the original request, so that `nil` still means the session's own.
@@ -45,9 +45,9 @@ public struct AdaptedRequest: Request {
     /// The body limit of the original request, so that `nil` still means the session's own.
     public var maximumResponseSize: Int? { original.maximumResponseSize }
 
-    /// ``urlRequest``, after checking its header fields as any request's are checked.
+    /// The adapted `URLRequest`, after checking its header fields as any request's are checked.
     ///
-    /// - Returns: ``urlRequest``.
+    /// - Returns: The adapted `URLRequest`.
     /// - Throws: ``FetchError/invalidRequest(_:)`` when an adapter set a header that cannot be sent.
     public func makeURLRequest() throws -> URLRequest {
         for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {

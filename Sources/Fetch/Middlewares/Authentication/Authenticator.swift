@@ -62,7 +62,7 @@ public final class BearerAuthenticator: Authenticator {
     ///   - token: The current token, or `nil` when there is none yet (requests then go without one until a 401
     ///     asks for a refresh).
     ///   - refresh: Gets a new token and calls its completion exactly once.
-    public init(
+    package init(
         token: String?,
         refresh: @escaping @Sendable (@escaping @Sendable (Result<String, any Error>) -> Void) -> Void
     ) {

@@ -54,7 +54,7 @@ public struct RetryPolicy: Sendable {
         backoff: Backoff = Backoff(),
         maximumRetryAfter: TimeInterval = 60,
         deadline: TimeInterval? = nil,
-        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, "OPTIONS", "TRACE"],
         retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
         retryableErrors: Set<URLError.Code> = [
             .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet, .dnsLookupFailed,
@@ -73,7 +73,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The default policy.
-    public static let `default` = RetryPolicy()
+    package static let `default` = RetryPolicy()
 
     /// What to do after an attempt.
     package enum Decision: Equatable {

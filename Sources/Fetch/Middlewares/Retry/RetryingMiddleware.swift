@@ -15,12 +15,12 @@ extension Middleware where Self == RetryingMiddleware {
     /// stack). Where it stands decides what the middlewares inside it see: each of them runs once per attempt.
     ///
     /// - Parameters:
-    ///   - policy: When and how often to retry. The default is ``RetryPolicy/default``.
+    ///   - policy: When and how often to retry. The default is `RetryPolicy()`.
     ///   - scheduler: The clock for waits and the deadline. The default is real time; FetchTesting's
     ///     `TestScheduler` runs retries synchronously.
     /// - Returns: The middleware.
     public static func retry(
-        _ policy: RetryPolicy = .default,
+        _ policy: RetryPolicy = RetryPolicy(),
         scheduler: any Scheduling = DispatchScheduler()
     ) -> RetryingMiddleware {
         RetryingMiddleware(policy: policy, scheduler: scheduler)

@@ -64,7 +64,7 @@
         /// - Throws: ``CurlTransportError`` when libcurl cannot be loaded, is too old, or an option is invalid.
         public convenience init(
             options: Options = Options(),
-            redirectPolicy: RedirectPolicy = .default,
+            redirectPolicy: RedirectPolicy = RedirectPolicy(),
             maximumResponseSize: Int = 100 << 20
         ) throws {
             try self.init(
@@ -76,7 +76,7 @@
         package init(
             options: Options,
             libraryName: String,
-            redirectPolicy: RedirectPolicy = .default,
+            redirectPolicy: RedirectPolicy = RedirectPolicy(),
             maximumResponseSize: Int = 100 << 20
         ) throws {
             try options.validate()

@@ -55,7 +55,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ///   - maximumResponseSize: The most bytes of a response body read into memory. The default is 100 MiB.
     public init(
         configuration: URLSessionConfiguration,
-        redirectPolicy: RedirectPolicy = .default,
+        redirectPolicy: RedirectPolicy = RedirectPolicy(),
         maximumResponseSize: Int = 100 << 20
     ) {
         #if canImport(FoundationNetworking)
@@ -93,7 +93,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ///   - maximumResponseSize: The most bytes of a response body read into memory. The default is 100 MiB.
     public init(
         session: URLSession = .shared,
-        redirectPolicy: RedirectPolicy = .default,
+        redirectPolicy: RedirectPolicy = RedirectPolicy(),
         maximumResponseSize: Int = 100 << 20
     ) {
         #if canImport(FoundationNetworking)
