@@ -98,6 +98,22 @@ import Testing
             #expect(
                 names == ["Content-Type", "Content-Length", "Set-Cookie", "x-amz-date", "Link", "Set-Cookie", "Link"])
         }
+
+        /// A stream's head (and so a download's, which is a stream written to a file) is read from libcurl's raw
+        /// head too, not from an `HTTPURLResponse` that would join its repeated fields.
+        @Test func libcurlKeepsRepeatedFieldsApartInAStreamsHeadAndADownloads() async throws {
+            let session = try makeSession(.curl)
+            let stream = try await session.stream(TestRequest(server.url("/headers/repeated")))
+            #expect(stream.response.headers.values(for: "Set-Cookie") == HeaderFieldsTests.cookies)
+            #expect(stream.response.headers.values(for: "Link") == ["</one>; rel=next", "</two>; rel=last"])
+            #expect(stream.response.headers.contains { $0.name == "x-amz-date" })
+
+            let directory = try TemporaryDirectory("repeated-download")
+            let download = session.download(
+                TestRequest(server.url("/headers/repeated")), to: directory.url.appending(path: "body"))
+            let response = try await download.value
+            #expect(response.headers.values(for: "Set-Cookie") == HeaderFieldsTests.cookies)
+        }
     #endif
 
     /// As `PlatformDifferences.md` says: Foundation hands over a dictionary, whose repeated fields are one field,

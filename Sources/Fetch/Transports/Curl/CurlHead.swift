@@ -10,17 +10,17 @@
     /// swift-corelibs-foundation's `HTTPURLResponse` initialiser sanitises every header field through `NSString`; on
     /// the path of a ``Session`` that costs more than the rest of Fetch's work on a small JSON response, so a session
     /// builds its ``Response`` straight from this, and makes an `HTTPURLResponse` only for a redirect.
-    struct CurlHead: Sendable {
+    package struct CurlHead: Sendable {
         /// The URL that answered.
-        let url: URL
-        let statusCode: Int
+        package let url: URL
+        package let statusCode: Int
         /// `HTTP/1.1` or `HTTP/2`, as the status line named it.
-        let httpVersion: String
+        package let httpVersion: String
         /// The header fields in the order received, names as sent, repeated fields apart.
-        let headers: HeaderFields
+        package let headers: HeaderFields
 
         /// The head as an `HTTPURLResponse`, whose dictionary joins a repeated field's values with `, `.
-        var httpResponse: HTTPURLResponse? {
+        package var httpResponse: HTTPURLResponse? {
             HTTPURLResponse(
                 url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headers.dictionary)
         }

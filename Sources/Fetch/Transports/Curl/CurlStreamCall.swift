@@ -142,9 +142,12 @@
         }
 
         /// The step for a head: follow it when it is a redirect the policy follows, refuse it, or open the stream.
-        private func opening(_ head: HTTPURLResponse, sent urlRequest: URLRequest, state: inout State) -> Step {
-            if let redirect = CurlRedirectingCall.redirect(of: urlRequest, by: head) {
-                if let followed = state.tracker.next(after: head, redirect: redirect, policy: policy) {
+        private func opening(_ head: CurlHead, sent urlRequest: URLRequest, state: inout State) -> Step {
+            if let redirect = CurlRedirectingCall.redirect(
+                of: urlRequest, status: head.statusCode, location: head.headers["Location"], url: head.url),
+                let redirecting = head.httpResponse
+            {
+                if let followed = state.tracker.next(after: redirecting, redirect: redirect, policy: policy) {
                     return .follow(followed, abandoning: state.hop)
                 }
                 if let refusal = state.tracker.refusal {
@@ -155,7 +158,9 @@
             let control = ChunkBuffer.Control(pause: {}, resume: {}, cancel: { [weak self] in self?.cancel() })
             let buffer = ChunkBuffer(limit: bufferLimit, backpressure: .spillToDisk, control: control)
             state.phase = .streaming(buffer)
-            let response = Response(httpResponse: head, data: nil, originalRequest: request)
+            // Built from the head itself, not an `HTTPURLResponse`, whose dictionary would join repeated fields.
+            let response = Response(
+                status: head.statusCode, headers: head.headers, data: nil, originalRequest: request, url: head.url)
             return .open(ResponseStream(response: response, buffer: buffer))
         }
     }

@@ -261,7 +261,7 @@
             }
             // The blank line that ends the final head: a streamed exchange delivers the head now.
             if progress == .finalHeadEnded, case .stream(let receive) = job.delivery, !isHeadDelivered,
-                let response = makeResponse()
+                let response = makeHead()
             {
                 isHeadDelivered = true
                 receive(.response(response))
@@ -411,8 +411,8 @@
                         head.httpResponse.map { .success(($0, body)) } ?? .failure(FetchError.notHTTPResponse())
                     })
             case (.stream(let receive), .success(let (head, _))):
-                if !isHeadDelivered, let response = head.httpResponse {
-                    receive(.response(response))
+                if !isHeadDelivered {
+                    receive(.response(head))
                 }
                 receive(.finished)
             case (.stream(let receive), .failure(let error)):
@@ -455,10 +455,6 @@
             return CurlHead(
                 url: url, statusCode: head.statusCode, httpVersion: head.httpVersion,
                 headers: HeaderFields(head.fieldLines))
-        }
-
-        private func makeResponse() -> HTTPURLResponse? {
-            makeHead()?.httpResponse
         }
 
         /// Frees the header list and closes the body stream. Called once, when the transfer leaves the multi handle.

@@ -9,8 +9,8 @@
         /// What a streamed exchange delivers, in order: one ``response(_:)``, any number of ``data(_:)``, then
         /// ``finished`` or ``failed(_:)``; or only ``failed(_:)`` when no head arrived.
         package enum StreamEvent: Sendable {
-            /// The response head (a 1xx is never delivered).
-            case response(HTTPURLResponse)
+            /// The response head (a 1xx is never delivered), its fields in wire order, repeated ones apart.
+            case response(CurlHead)
             /// The next piece of the body, decoded when the request asked for a compressed encoding.
             case data(Data)
             /// The body is complete.
