@@ -74,6 +74,20 @@ public enum FetchError: Error, Sendable {
     /// stopped reading the stream there.
     case lineTooLong(limit: Int, request: (any Request)? = nil)
 
+    /// A server answered a WebSocket's opening handshake with `101 Switching Protocols` but broke RFC 6455 there:
+    /// its `Sec-WebSocket-Accept` is missing or wrong, or it did not agree to `Upgrade: websocket`. The string says
+    /// what came back; the response is the server's head.
+    case webSocketHandshakeFailed(reason: String, Response)
+
+    /// A WebSocket connection ended abnormally: the server closed it with a code other than 1000 (normal) or 1001
+    /// (going away); Fetch closed it because the server broke RFC 6455 (1002), sent text that is not UTF-8 (1007) or
+    /// a message over the maximum size (1009); or it ended without a close frame (1006). `reason` says which, with
+    /// what the server sent.
+    case webSocketClosed(code: Int, reason: String, request: (any Request)? = nil)
+
+    /// A WebSocket message could not be decoded into the expected type: the decoder's error and the message.
+    case messageDecoding(DecodingError, WebSocketMessage)
+
     /// The response this error came with, when the server answered.
     public var response: Response? {
         switch self {
@@ -81,10 +95,11 @@ public enum FetchError: Error, Sendable {
             response
         case .attemptsExhausted(_, let lastError, _):
             (lastError as? FetchError)?.response
-        case .notEventStream(let response):
+        case .notEventStream(let response), .webSocketHandshakeFailed(_, let response):
             response
         case .invalidRequest, .encoding, .transport, .timedOut, .cancelled, .notHTTPResponse, .redirectRefused,
-            .integrityCheckFailed, .eventDecoding, .responseTooLarge, .lineTooLong:
+            .integrityCheckFailed, .eventDecoding, .responseTooLarge, .lineTooLong, .webSocketClosed,
+            .messageDecoding:
             nil
         }
     }
@@ -138,6 +153,13 @@ extension FetchError: CustomStringConvertible {
             return "\(ErrorText.target(request)): a line of the streamed body, or the data of one Server-Sent Event,"
                 + " grew past the limit of \(limit) bytes without ending (ResponseStream.maximumLineLength);"
                 + " Fetch stopped reading the stream there"
+        case .webSocketHandshakeFailed(let reason, let response):
+            return "\(ErrorText.exchange(response)), but the WebSocket handshake failed: \(reason)"
+        case .webSocketClosed(let code, let reason, let request):
+            return "\(ErrorText.target(request)): the WebSocket closed with code \(code): \(reason)"
+        case .messageDecoding(let error, let message):
+            return "Could not decode a WebSocket \(message.kind) message: \(ErrorText.describe(error))."
+                + " Message: \(ErrorText.body(message.bytes))"
         case .eventDecoding(let error, let event):
             let id = event.id.map { " (id \($0.debugDescription))" } ?? ""
             return "Could not decode the data of event \(event.event.debugDescription)\(id):"
@@ -161,14 +183,15 @@ extension FetchError {
         switch self {
         case .encoding(_, let request), .transport(_, let request), .timedOut(let request, _),
             .cancelled(let request), .notHTTPResponse(let request), .redirectRefused(_, _, _, let request),
-            .responseTooLarge(_, let request), .lineTooLong(_, let request), .integrityCheckFailed(_, _, let request):
+            .responseTooLarge(_, let request), .lineTooLong(_, let request), .integrityCheckFailed(_, _, let request),
+            .webSocketClosed(_, _, let request):
             return request
         case .attemptsExhausted(_, let lastError, let request):
             return request ?? (lastError as? FetchError)?.request
         case .unacceptableStatus(let response), .decoding(_, let response), .credentialRefreshFailed(_, let response),
-            .notEventStream(let response):
+            .notEventStream(let response), .webSocketHandshakeFailed(_, let response):
             return response.originalRequest
-        case .invalidRequest, .eventDecoding:
+        case .invalidRequest, .eventDecoding, .messageDecoding:
             return nil
         }
     }
@@ -200,6 +223,8 @@ extension FetchError {
             .redirectRefused(from: from, to: to, reason: reason, request: request)
         case .integrityCheckFailed(let url, let reason, nil):
             .integrityCheckFailed(url: url, reason: reason, request: request)
+        case .webSocketClosed(let code, let reason, nil):
+            .webSocketClosed(code: code, reason: reason, request: request)
         case .attemptsExhausted(let attempts, let lastError, let named):
             .attemptsExhausted(
                 attempts: attempts, lastError: (lastError as? FetchError)?.naming(request) ?? lastError,

@@ -36,6 +36,10 @@ public struct Response: Sendable {
     /// The body still arriving, when this is the head of a streamed response going through the middlewares.
     package let streamedBody: StreamedBody?
 
+    /// The open connection, when this is the `101 Switching Protocols` head of a WebSocket going through the
+    /// middlewares.
+    package let webSocketChannel: (any WebSocketChannel)?
+
     /// Creates a response.
     ///
     /// - Parameters:
@@ -78,9 +82,20 @@ public struct Response: Sendable {
             parsedValues: nil, streamedBody: StreamedBody(stream))
     }
 
+    /// The `101 Switching Protocols` head of a WebSocket, carrying its open connection through the middlewares to
+    /// ``RequestPerforming/webSocket(_:errorParser:maximumMessageSize:reconnectPolicy:scheduler:)``.
+    package init(
+        status: Int, headers: HeaderFields, originalRequest: any Request, url: URL?,
+        webSocketChannel channel: any WebSocketChannel
+    ) {
+        self.init(
+            status: status, fields: headers, data: nil, originalRequest: originalRequest, url: url, parsedValues: nil,
+            streamedBody: nil, webSocketChannel: channel)
+    }
+
     private init(
         status: Int, fields: HeaderFields, data: Data?, originalRequest: any Request, url: URL?,
-        parsedValues: ParsedValues?, streamedBody: StreamedBody?
+        parsedValues: ParsedValues?, streamedBody: StreamedBody?, webSocketChannel: (any WebSocketChannel)? = nil
     ) {
         self.status = status
         self.headers = fields
@@ -89,6 +104,7 @@ public struct Response: Sendable {
         self.url = url
         self.parsedValues = parsedValues
         self.streamedBody = streamedBody
+        self.webSocketChannel = webSocketChannel
     }
 
     /// Whether ``status`` is in the 2xx success range.
@@ -99,7 +115,7 @@ public struct Response: Sendable {
     package func answering(_ request: any Request) -> Response {
         Response(
             status: status, fields: headers, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
-            streamedBody: streamedBody)
+            streamedBody: streamedBody, webSocketChannel: webSocketChannel)
     }
 
     /// The same response, keeping the values parsed from it in `values`.
@@ -107,7 +123,7 @@ public struct Response: Sendable {
         Response(
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: values,
-            streamedBody: streamedBody)
+            streamedBody: streamedBody, webSocketChannel: webSocketChannel)
     }
 
     /// This response parsed as `T`: the value parsed before for the same type when a cache keeps them (a kept
