@@ -69,7 +69,7 @@ public final class MockPerformer: RequestPerforming {
 }
 
 /// The transport of a ``MockPerformer``: answers each request from the handler, before `send` returns.
-private struct MockTransport: Transport {
+private struct MockTransport: WebSocketTransport {
     let handler: MockPerformer.Handler
 
     func send(
@@ -97,6 +97,29 @@ private struct MockTransport: Transport {
                     return ResponseStream(response: response, chunks: .whole(response.data))
                 }
                 return ResponseStream(response: response, chunks: .pieces(chunks))
+            })
+        return CompletedCall()
+    }
+
+    func openWebSocket(
+        _ request: any Request,
+        maximumMessageSize: Int,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any Cancellable {
+        var server: MockWebSocket?
+        let answer = MockExchange.response(for: request) { _ in
+            let mock = try handler(request)
+            server = mock.webSocket
+            return mock
+        }
+        completion(
+            answer.map { response in
+                guard let server else {
+                    return response
+                }
+                return Response(
+                    status: response.status, headers: response.headers, originalRequest: request, url: response.url,
+                    webSocketChannel: server.open(maximumMessageSize: maximumMessageSize))
             })
         return CompletedCall()
     }

@@ -21,6 +21,9 @@ public struct MockResponse: Sendable {
     /// The pieces a stream of this answer delivers, one by one; `nil` delivers ``data`` as one piece.
     package private(set) var chunks: [Data]?
 
+    /// The scripted server a WebSocket's opening handshake is switched to; `nil` for a plain answer.
+    package private(set) var webSocket: MockWebSocket?
+
     /// Creates an answer.
     ///
     /// - Parameters:
@@ -32,6 +35,18 @@ public struct MockResponse: Sendable {
         self.headers = headers
         self.data = data
         self.chunks = nil
+        self.webSocket = nil
+    }
+
+    /// The answer to a WebSocket's opening handshake: `101 Switching Protocols`, switching the connection to
+    /// `server`'s script. `performer.webSocket(…)` opens it; any other call gets the `101` as it is.
+    ///
+    /// - Parameter server: The scripted server.
+    /// - Returns: The answer.
+    public static func webSocket(_ server: MockWebSocket) -> MockResponse {
+        var response = MockResponse(status: 101, headers: ["Upgrade": "websocket", "Connection": "Upgrade"])
+        response.webSocket = server
+        return response
     }
 
     /// An answer whose body a stream (`stream`, `events`) receives as these separate chunks, in order; `perform`

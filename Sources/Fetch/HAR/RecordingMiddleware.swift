@@ -78,14 +78,15 @@ package struct HARRecorder: Sendable {
     }
 
     /// Passes `request` on and records its response; a stream, whose body goes to the caller as it arrives, and a
-    /// call that fails without a response are passed on unrecorded.
+    /// call that fails without a response are passed on unrecorded. A WebSocket's opening handshake is recorded with
+    /// its `101` head (the messages that follow are not).
     package func record(
         _ request: any Request,
         context: CallContext,
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        guard !context.isStreaming else {
+        guard !context.isStreaming || context.isWebSocket else {
             next(request, completion: completion)
             return
         }

@@ -28,11 +28,17 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     /// How many unread bytes of a streamed body may wait in memory; `nil` when the body is read whole.
     let streamBufferLimit: Int?
 
-    /// A context for the caller's call; `streamBufferLimit` is set for a stream.
-    init(request: any Request, streamBufferLimit: Int? = nil) {
+    /// The largest message the WebSocket this call opens accepts; `nil` when the call is not a WebSocket's opening
+    /// handshake.
+    let webSocketMessageLimit: Int?
+
+    /// A context for the caller's call; `streamBufferLimit` is set for a stream, `webSocketMessageLimit` for a
+    /// WebSocket's opening handshake.
+    init(request: any Request, streamBufferLimit: Int? = nil, webSocketMessageLimit: Int? = nil) {
         self.request = request
         self.root = nil
         self.streamBufferLimit = streamBufferLimit
+        self.webSocketMessageLimit = webSocketMessageLimit
     }
 
     /// A context inside `outer`'s call, reporting events to the same observers.
@@ -40,6 +46,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         self.request = outer.request
         self.root = outer.root ?? outer
         self.streamBufferLimit = outer.streamBufferLimit
+        self.webSocketMessageLimit = outer.webSocketMessageLimit
     }
 
     /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:bufferLimit:)``).
@@ -47,8 +54,17 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     /// The response a middleware sees is then the head: its ``Response/data`` is `nil` for a 2xx, whose body the
     /// caller reads. A middleware that stores or shares bodies, such as a cache or deduplication, passes a stream
     /// on untouched. Retrying or refreshing on the head is safe: nothing has reached the caller yet.
+    ///
+    /// A WebSocket's opening handshake is a streamed call too: its response is the `101 Switching Protocols` head,
+    /// and what follows is the connection.
     public var isStreaming: Bool {
-        streamBufferLimit != nil
+        streamBufferLimit != nil || webSocketMessageLimit != nil
+    }
+
+    /// Whether the call is a WebSocket's opening handshake
+    /// (``RequestPerforming/webSocket(_:errorParser:maximumMessageSize:reconnectPolicy:scheduler:)``).
+    package var isWebSocket: Bool {
+        webSocketMessageLimit != nil
     }
 
     /// Whether the call was cancelled (the caller's, or this use of `next`). A middleware that waits (a retry's backoff, a refresh) checks it before

@@ -320,7 +320,9 @@ extension Pipeline {
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
             guard index < middlewares.count else {
-                if let bufferLimit = context.streamBufferLimit {
+                if let messageLimit = context.webSocketMessageLimit {
+                    openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
+                } else if let bufferLimit = context.streamBufferLimit {
                     let completion = streamsHandOn ? Self.handingOn(completion) : completion
                     context.track(
                         transport.stream(request, bufferLimit: bufferLimit) { answer in
@@ -338,6 +340,25 @@ extension Pipeline {
                 next: Next(stack: self, index: index + 1, context: context),
                 completion: completion
             )
+        }
+
+        /// The transport step of a WebSocket's opening handshake.
+        private func openWebSocket(
+            _ request: any Request,
+            maximumMessageSize: Int,
+            context: CallContext,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            guard let opener = transport as? any WebSocketTransport else {
+                completion(
+                    .failure(
+                        FetchError.invalidRequest(
+                            "\(ErrorText.target(request)): the transport \(type(of: transport)) does not open"
+                                + " WebSockets; use a Session over URLSessionTransport or CurlTransport")))
+                return
+            }
+            let completion = streamsHandOn ? Self.handingOn(completion) : completion
+            context.track(opener.openWebSocket(request, maximumMessageSize: maximumMessageSize, completion: completion))
         }
     }
 }

@@ -46,6 +46,31 @@ extension Scheduling {
     }
 }
 
+extension Scheduling {
+    /// Waits `delay` seconds on this scheduler: a reconnection's backoff. Cancelling the task ends the wait with
+    /// ``FetchError/cancelled(request:)``.
+    package func wait(_ delay: TimeInterval) async throws {
+        let waiter = Locked<CheckedContinuation<Void, any Error>?>(nil)
+        let scheduled = Locked<(any Cancellable)?>(nil)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                waiter.withLock { $0 = continuation }
+                let work = schedule(after: delay) {
+                    waiter.withLock { $0.take() }?.resume()
+                }
+                scheduled.withLock { $0 = work }
+                if Task.isCancelled {
+                    work.cancel()
+                    waiter.withLock { $0.take() }?.resume(throwing: FetchError.cancelled())
+                }
+            }
+        } onCancel: {
+            scheduled.withLock { $0 }?.cancel()
+            waiter.withLock { $0.take() }?.resume(throwing: FetchError.cancelled())
+        }
+    }
+}
+
 /// Real time: `Date()` and Dispatch timers on a global queue.
 public struct DispatchScheduler: Scheduling {
     /// Creates the real-time scheduler.

@@ -157,7 +157,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 let delay = policy.delay(
                     reconnectionTime: parser.reconnectionTime, failures: failures + eventlessConnections,
                     random: Double.random(in: 0...1))
-                try await Self.wait(delay, on: stream.scheduler)
+                try await stream.scheduler.wait(delay)
             }
             isReconnecting = true
             let opened: ResponseStream
@@ -208,28 +208,6 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             }
             let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
             return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
-        }
-
-        /// Waits `delay` seconds on `scheduler`; cancelling the task ends the wait with ``FetchError/cancelled(request:)``.
-        private static func wait(_ delay: TimeInterval, on scheduler: any Scheduling) async throws {
-            let waiter = Locked<CheckedContinuation<Void, any Error>?>(nil)
-            let scheduled = Locked<(any Cancellable)?>(nil)
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    waiter.withLock { $0 = continuation }
-                    let work = scheduler.schedule(after: delay) {
-                        waiter.withLock { $0.take() }?.resume()
-                    }
-                    scheduled.withLock { $0 = work }
-                    if Task.isCancelled {
-                        work.cancel()
-                        waiter.withLock { $0.take() }?.resume(throwing: FetchError.cancelled())
-                    }
-                }
-            } onCancel: {
-                scheduled.withLock { $0 }?.cancel()
-                waiter.withLock { $0.take() }?.resume(throwing: FetchError.cancelled())
-            }
         }
     }
 }
