@@ -20,7 +20,7 @@ import Foundation
 public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport {
     /// The `URLSession` that sends the requests.
     package let urlSession: URLSession
-    private let defaultTimeout: TimeInterval
+    let defaultTimeout: TimeInterval
     /// The delegate of every task the transport starts, which keeps the calls in flight; the `URLSession`'s own
     /// delegate too when the transport made it, so that it sees each body arrive and can stop it at the size limit.
     private let tasks: TaskDelegate
