@@ -11,13 +11,18 @@ struct PythonServerProcess: Sendable {
 
     /// Starts `script` (a file name in `Tests/FetchTests/Support/Server/`) and waits for its port, read on this thread: the server
     /// prints it at once, and exits (ending the read) if it cannot start.
-    init(script name: String, arguments: [String] = []) throws {
+    init(script name: String, arguments: [String] = [], pythonPath: String? = nil) throws {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Support
             .appendingPathComponent("Server/\(name)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", script.path] + arguments
+        if let pythonPath {
+            var environment = ProcessInfo.processInfo.environment
+            environment["PYTHONPATH"] = [pythonPath, environment["PYTHONPATH"]].compactMap { $0 }.joined(separator: ":")
+            process.environment = environment
+        }
         let stdinPipe = Pipe()
         let stdoutPipe = Pipe()
         process.standardInput = stdinPipe
