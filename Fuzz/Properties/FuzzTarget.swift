@@ -27,6 +27,7 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "ResponseHead", check: ResponseHeadProperties.check),
         FuzzTarget(name: "WireNumber", check: WireNumberProperties.check),
         FuzzTarget(name: "DiskResponseFile", check: DiskResponseFileProperties.check),
+        FuzzTarget(name: "WebSocketFrames", check: WebSocketFrameProperties.check),
     ]
 
     /// The target called `name`, if there is one.

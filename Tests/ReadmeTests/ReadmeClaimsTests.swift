@@ -280,7 +280,7 @@ import Testing
         #expect(
             Set(corpus) == [
                 "PercentEncoding", "HeaderValidation", "MultipartBody", "HTTPDate", "RetryAfter", "CacheControl",
-                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile",
+                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile", "WebSocketFrames",
             ])
         let run = try Self.text("Fuzz/run")
         #expect(run.contains("-artifact_prefix=\"Fuzz/Reproducers/$target/\""))

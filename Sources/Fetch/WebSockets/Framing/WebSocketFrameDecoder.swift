@@ -58,7 +58,8 @@ package struct WebSocketFrameDecoder: Sendable {
     /// Appends bytes read from the server.
     package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if readIndex == input.count {
-            input.removeAll(keepingCapacity: input.capacity <= 1 << 16)
+            // Keeps up to 1 MiB of capacity for the next reads, so a steady stream of large reads reuses it.
+            input.removeAll(keepingCapacity: input.capacity <= 1 << 20)
             readIndex = 0
         } else if readIndex >= 4096, readIndex >= input.count - readIndex {
             input.removeSubrange(..<readIndex)

@@ -58,6 +58,17 @@ import Testing
         #expect(decoder.bufferedByteCount == 0)
     }
 
+    @Test func readsBytesAppendedFromARawBuffer() throws {
+        var decoder = WebSocketFrameDecoder(maximumMessageSize: 100)
+        let bytes: [UInt8] = Array(Frames.text("raw")) + [0x89]
+        bytes.withUnsafeBytes { decoder.append($0) }
+        #expect(try decoder.next() == .message(.text("raw")))
+        #expect(try decoder.next() == nil)
+        #expect(decoder.bufferedByteCount == 1)
+        [UInt8]([0]).withUnsafeBytes { decoder.append($0) }
+        #expect(try decoder.next() == .ping(Data()))
+    }
+
     @Test func closeWithoutPayloadHasNoCodeAndValidCodesAreHandedOn() {
         #expect(Frames.decode(Frames.frame(.close, [])).inbound == [.close(code: nil, reason: "")])
         for code in [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 3999, 4000, 4999] {
