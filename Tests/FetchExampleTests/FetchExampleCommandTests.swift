@@ -43,7 +43,7 @@ import Testing
         "  ✓ live desk update (event): All-hands meeting, Main hall",
         "  ✓ live desk update (event): Holiday party, Rooftop",
         "  ✓ live desk echo: Ada is in the office today",
-        "  ✓ live desk (WebSocket): 2 updates and the echo; then closed with 1000",
+        "  ✓ live desk (WebSocket): 2 updates and the echo; then the server closed with 1000: the desk is closed",
     ]
 
     /// The start of the one line the flow writes when the desk does not open, followed by why; not a step.

@@ -134,12 +134,12 @@ struct DemoFlow {
     /// The post the flow sends on the live desk, which the server echoes.
     static let deskPost = DeskUpdate(kind: "post", text: "Ada is in the office today")
 
-    /// Opens the live desk (a WebSocket, through the same authenticated middlewares), posts one message, writes each
-    /// message the server sends until it closes, and closes too.
+    /// Opens the live desk (a WebSocket, through the same authenticated middlewares), posts one message, and writes
+    /// each message the server sends until it closes the channel (a failure closes it from this side).
     ///
     /// A desk that cannot be opened (none served, or a transport that does not open WebSockets) is one line that
     /// says why, not a failed step: the rest of the demo does not need it.
-    private func talkOnTheLiveDesk() async {
+    func talkOnTheLiveDesk() async {
         guard let liveDeskURL else {
             transcript.note(
                 "  – live desk (WebSocket): served only beside the embedded backend; demo_server.py has no WebSocket")
@@ -159,18 +159,19 @@ struct DemoFlow {
                 let update = try message.decode(DeskUpdate.self)
                 if update.kind == "echo" {
                     transcript.passed("live desk echo: \(update.text)")
-                    desk.close()
                 } else {
                     updates += 1
                     transcript.passed("live desk update (\(update.kind)): \(update.text)")
                 }
             }
+            // The sequence ended cleanly: the server closed with 1000 or 1001, and Fetch answered its close frame.
             transcript.passed(
-                "live desk (WebSocket): \(updates) updates and the echo; then closed with"
-                    + " \(desk.closeCode.map(String.init) ?? "no code")")
+                "live desk (WebSocket): \(updates) updates and the echo; then the server closed with"
+                    + " \(desk.closeCode.map(String.init) ?? "no code"): \(desk.closeReason ?? "")")
         } catch {
             desk.close()
-            transcript.failed("live desk (WebSocket), after \(updates) updates: \(error)")
+            let received = updates == 1 ? "1 update" : "\(updates) updates"
+            transcript.failed("live desk (WebSocket), after \(received): \(error)")
         }
     }
 
