@@ -165,11 +165,17 @@ final class LiveDeskServer: @unchecked Sendable {
             connection.refuse(404, "no WebSocket at \(requestLine.dropFirst().first ?? "?"); the channel is GET /live")
             return nil
         }
-        guard fields["upgrade"]?.lowercased() == "websocket", fields["sec-websocket-version"] == "13",
-            let key = fields["sec-websocket-key"], Data(base64Encoded: key)?.count == 16
+        let connectionTokens = (fields["connection"] ?? "").lowercased().split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard fields["upgrade"]?.lowercased() == "websocket", connectionTokens.contains("upgrade"),
+            fields["sec-websocket-version"] == "13", let key = fields["sec-websocket-key"],
+            Data(base64Encoded: key)?.count == 16
         else {
             connection.refuse(
-                400, "GET /live is a WebSocket: it needs Upgrade: websocket, Sec-WebSocket-Version: 13 and a key")
+                400,
+                "GET /live is a WebSocket: it needs Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Version: 13"
+                    + " and a 16-byte Sec-WebSocket-Key")
             return nil
         }
         if let reason = authorize(fields["authorization"]) {
