@@ -58,6 +58,54 @@ struct LiveDeskServerTests {
             ])
     }
 
+    /// A raw client (the standard library's socket) that opens the channel, skips the updates, sends the frame
+    /// given in hex, and prints the close code the server answers with.
+    static let rawClient = """
+        import base64, os, socket, struct, sys
+        host, port = sys.argv[1].split("//")[1].strip("/").split(":")
+        key = base64.b64encode(os.urandom(16)).decode()
+        connection = socket.create_connection((host, int(port)), timeout=5)
+        connection.sendall(("GET /live HTTP/1.1\\r\\nHost: x\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+            "Sec-WebSocket-Key: " + key + "\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n").encode())
+        received = b""
+        while b"\\r\\n\\r\\n" not in received:
+            received += connection.recv(4096)
+        received = received.split(b"\\r\\n\\r\\n", 1)[1]
+        connection.sendall(bytes.fromhex(sys.argv[2]))
+        while True:
+            while len(received) < 2 or len(received) < 2 + (received[1] & 0x7F):
+                chunk = connection.recv(4096)
+                if not chunk:
+                    sys.exit("closed without a close frame")
+                received += chunk
+            opcode, length = received[0] & 0x0F, received[1] & 0x7F
+            if opcode == 8:
+                print(struct.unpack("!H", received[2:4])[0])
+                break
+            received = received[2 + length:]
+        """
+
+    @Test(arguments: [
+        // An unmasked text frame: a client must mask (1002).
+        ("810568656c6c6f", 1002),
+        // A masked frame that says it holds 2^63 - 1 bytes: over the limit before a byte of it is read (1009).
+        ("81ff7fffffffffffffff00000000", 1009),
+        // A masked text frame whose payload (mask 0) is not UTF-8 (1007).
+        ("818200000000c328", 1007),
+        // A continuation frame with no message to continue (1002).
+        ("80810000000041", 1002),
+    ])
+    func closesOnAFrameThatBreaksTheProtocolWithItsCode(frame: String, code: Int) async throws {
+        let server = try LiveDeskServer(updates: [#"{"kind":"event","text":"a"}"#]) { _ in nil }
+        defer { server.stop() }
+        let run = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", "-c", Self.rawClient, server.baseURL.absoluteString, frame],
+            timeout: .seconds(30))
+        #expect(run.status == 0, "stderr: \(run.errors)")
+        #expect(run.output == "\(code)\n")
+    }
+
     @Test func refusesAnotherPathAndAPlainGET() async throws {
         let server = try LiveDeskServer(updates: []) { _ in nil }
         defer { server.stop() }

@@ -16,9 +16,11 @@ import Foundation
 /// The handshake needs `Authorization: Bearer <token>` that `authorize` accepts, else it answers 401 with the API's
 /// error body, so a client's token refresh can log in again and retry. Once open, the channel sends each of
 /// `updates` as a text message, echoes the client's next message back as `{"kind":"echo","text":…}`, and closes with
-/// 1000. Messages over 64 KiB are refused with 1009; a client's frame must be masked (1002 otherwise).
+/// 1000. A message over 64 KiB closes with 1009, text that is not UTF-8 with 1007, and an unmasked or malformed
+/// frame with 1002.
 ///
-/// `@unchecked Sendable`: the listening socket and `isStopped` are only touched while holding `lock`.
+/// `@unchecked Sendable`: its one mutable property, `isStopped`, is only touched while holding `lock`; the listening
+/// socket is used and closed by the accepting thread alone.
 final class LiveDeskServer: @unchecked Sendable {
     /// The base URL of the channel's server, `ws://127.0.0.1:<port>/`; the channel is its `live` path.
     let baseURL: URL
