@@ -47,23 +47,36 @@ struct FetchExampleCommand {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
         let baseURL: URL
+        var liveDesk: LiveDeskServer?
         if let server = configuration.server {
             baseURL = server
             output("fetch-example: the server at \(server.absoluteString)")
         } else {
+            let backend: DemoBackend
             do {
-                baseURL = DemoURLProtocol.serve(try DemoBackend(contentsOf: ExampleFiles.demoData))
+                backend = try DemoBackend(contentsOf: ExampleFiles.demoData)
             } catch {
                 errors("fetch-example: cannot start the embedded backend: \(error)")
                 return 64
             }
+            baseURL = DemoURLProtocol.serve(backend)
             sessionConfiguration.protocolClasses = [DemoURLProtocol.self]
             output("fetch-example: the embedded demo backend, in process through Session and URLSession")
+            // A WebSocket outlives its handshake, which a URLProtocol cannot serve: the live desk is a real socket on
+            // loopback, checking the backend's tokens. Without it the flow skips the desk and says why.
+            do {
+                liveDesk = try LiveDeskServer(updates: backend.deskUpdates()) {
+                    backend.reasonToRefuse(authorization: $0)
+                }
+            } catch {
+                errors("fetch-example: the live desk is not served: \(error)")
+            }
         }
         defer {
             if configuration.server == nil {
                 DemoURLProtocol.stopServing(baseURL)
             }
+            liveDesk?.stop()
         }
 
         // A command-line program's main queue does not run unless it is made to: callbacks go to a queue of our own.
@@ -95,7 +108,8 @@ struct FetchExampleCommand {
         )
         let transcript = Transcript(write: output)
         let flow = DemoFlow(
-            api: api, configuration: configuration, callbackQueue: callbackQueue, transcript: transcript)
+            api: api, configuration: configuration, liveDeskURL: liveDesk?.baseURL, callbackQueue: callbackQueue,
+            transcript: transcript)
         // The flow makes seven calls one after another (the dashboard's five at once); a GET that times out is
         // tried three times, with waits of about 0.5 s and 1 s between: 15 timeouts and 6 s of waits at worst. The
         // notifications stream adds about 0.7 s (three events 150 ms apart, a reconnection after 200 ms, a 204);

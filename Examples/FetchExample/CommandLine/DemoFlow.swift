@@ -4,10 +4,13 @@ import Foundation
 /// The whole flow `fetch-example` runs, the same against the embedded backend and a real server: log in and load
 /// every list with callbacks through a ``DashboardViewModel``, then, with `async`/`await`, read the user, place a
 /// purchase order and have a dearer one refused, read the live notifications (Server-Sent Events) as they arrive,
-/// try a wrong password, log out and see the next call refused.
+/// talk on the live desk (a WebSocket) when it is served, try a wrong password, log out and see the next call
+/// refused.
 struct DemoFlow {
     let api: API
     let configuration: Configuration
+    /// The base URL of the live desk's server (``LiveDeskServer``), or `nil` when none is served (with `--server`).
+    let liveDeskURL: URL?
     let callbackQueue: OperationQueue
     let transcript: Transcript
 
@@ -27,6 +30,7 @@ struct DemoFlow {
             await placeOrders(products: products)
         }
         await readLiveNotifications()
+        await talkOnTheLiveDesk()
         await transcript.refusal("log in with a wrong password", expecting: .unauthorized) {
             try await api.logIn(username: configuration.username, password: configuration.password + "-wrong")
         }
@@ -124,6 +128,50 @@ struct DemoFlow {
                     + " reconnection with Last-Event-ID \(last.id ?? "-")")
         } catch {
             transcript.failed("live notifications (Server-Sent Events), after \(received.count): \(error)")
+        }
+    }
+
+    /// The post the flow sends on the live desk, which the server echoes.
+    static let deskPost = DeskUpdate(kind: "post", text: "Ada is in the office today")
+
+    /// Opens the live desk (a WebSocket, through the same authenticated middlewares), posts one message, and writes
+    /// each message the server sends until it closes the channel (a failure closes it from this side).
+    ///
+    /// A desk that cannot be opened (none served, or a transport that does not open WebSockets) is one line that
+    /// says why, not a failed step: the rest of the demo does not need it.
+    func talkOnTheLiveDesk() async {
+        guard let liveDeskURL else {
+            transcript.note(
+                "  – live desk (WebSocket): served only beside the embedded backend; demo_server.py has no WebSocket")
+            return
+        }
+        let desk: WebSocket
+        do {
+            desk = try await api.liveDesk(at: liveDeskURL)
+        } catch {
+            transcript.note("  – live desk (WebSocket) not opened, so skipped: \(error)")
+            return
+        }
+        var updates = 0
+        do {
+            try await desk.send(Self.deskPost)
+            for try await message in desk {
+                let update = try message.decode(DeskUpdate.self)
+                if update.kind == "echo" {
+                    transcript.passed("live desk echo: \(update.text)")
+                } else {
+                    updates += 1
+                    transcript.passed("live desk update (\(update.kind)): \(update.text)")
+                }
+            }
+            // The sequence ended cleanly: the server closed with 1000 or 1001, and Fetch answered its close frame.
+            transcript.passed(
+                "live desk (WebSocket): \(updates) updates and the echo; then the server closed with"
+                    + " \(desk.closeCode.map(String.init) ?? "no code"): \(desk.closeReason ?? "")")
+        } catch {
+            desk.close()
+            let received = updates == 1 ? "1 update" : "\(updates) updates"
+            transcript.failed("live desk (WebSocket), after \(received): \(error)")
         }
     }
 

@@ -18,9 +18,11 @@ struct Options: Equatable {
         USAGE: fetch-example [--server <url> | --embedded] [--config <file>] [options]
 
         Runs a whole client of a demo company API built on Fetch: log in, load every list (callbacks on a callback
-        queue, through a delegate), then read a user, place a purchase order and have one refused, try a wrong
-        password and log out (async/await). By default it talks to an embedded backend in process, through a real
-        Session and URLSession; with --server it talks HTTP to a real server such as the demo server:
+        queue, through a delegate), then read a user, place a purchase order and have one refused, read the live
+        notifications, talk on the live desk (a WebSocket), try a wrong password and log out (async/await). By
+        default it talks to an embedded backend in process, through a real Session and URLSession, with the desk on
+        a WebSocket server on 127.0.0.1; with --server it talks HTTP to a real server such as the demo server, which
+        has no WebSocket, so the desk is skipped:
 
             python3 Examples/FetchExample/demo_server.py --port 8080
             swift run fetch-example --server http://127.0.0.1:8080/

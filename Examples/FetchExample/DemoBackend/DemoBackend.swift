@@ -209,6 +209,42 @@ final class DemoBackend: @unchecked Sendable {
         throw Refusal(404, "no route for \(method) /\(path)")
     }
 
+    // MARK: - The live desk
+
+    /// Why the live desk (``LiveDeskServer``) should turn down a handshake with this `Authorization` field, the same
+    /// reason as the API's routes give, or `nil` when it carries the token of a login.
+    func reasonToRefuse(authorization: String?) -> String? {
+        do {
+            _ = try authorizedUser(authorization: authorization)
+            return nil
+        } catch let refusal as Refusal {
+            return refusal.reason
+        } catch {
+            return "the demo backend failed: \(error)"
+        }
+    }
+
+    /// What the live desk sends a client that connects: one JSON update per event of the demo data, such as
+    /// `{"kind":"event","text":"All-hands meeting, Main hall"}`.
+    func deskUpdates() -> [String] {
+        let events = withLock { $0.lists["events"] ?? [] }
+        return events.compactMap { item in
+            do {
+                guard let event = try JSONSerialization.jsonObject(with: item) as? [String: Any],
+                    let title = event["title"] as? String
+                else {
+                    return nil
+                }
+                let text = [title, event["location"] as? String].compactMap { $0 }.joined(separator: ", ")
+                let update = try JSONSerialization.data(
+                    withJSONObject: ["kind": "event", "text": text], options: .sortedKeys)
+                return String(decoding: update, as: UTF8.self)
+            } catch {
+                return nil  // the lists were JSON when they were loaded: nothing to skip in practice
+            }
+        }
+    }
+
     private func require(_ method: String, _ expected: String, _ path: String) throws {
         guard method == expected else {
             throw Refusal(405, "/\(path) answers \(expected), not \(method)")

@@ -10,6 +10,7 @@ import Foundation
 /// try await socket.send(ChatLine(text: "hello"))
 /// for try await message in socket {
 ///     let line = try message.decode(ChatLine.self)
+///     print(line.text)
 /// }
 /// ```
 ///

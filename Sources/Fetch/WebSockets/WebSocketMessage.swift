@@ -5,6 +5,7 @@ import Foundation
 /// ```swift
 /// for try await message in socket {
 ///     let update = try message.decode(ChatUpdate.self)
+///     print(update.text)
 /// }
 /// ```
 public enum WebSocketMessage: Sendable, Hashable {
