@@ -39,6 +39,16 @@ public final class MockWebSocket: Sendable {
         /// The connection playing the script, and the receive it is waiting on.
         var current: Int?
         var waiting: (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)?
+        /// How each connection that is over ended: what every later receive on it gets.
+        var endings: [Int: Result<WebSocketChannelEvent, any Error>] = [:]
+
+        /// Ends the connection playing the script with `ending`.
+        mutating func end(with ending: Result<WebSocketChannelEvent, any Error>) {
+            if let current {
+                endings[current] = ending
+            }
+            current = nil
+        }
     }
 
     private let state: Locked<State>
@@ -84,6 +94,7 @@ public final class MockWebSocket: Sendable {
     /// A new connection, which plays the rest of the script; the one before it is over.
     package func open(maximumMessageSize: Int) -> any WebSocketChannel {
         let (id, dropped) = state.withLock { state in
+            state.end(with: .failure(Self.dropped))
             state.connections += 1
             state.current = state.connections
             let dropped = state.waiting
@@ -105,10 +116,10 @@ public final class MockWebSocket: Sendable {
         case .message(let message):
             return { waiting(.success(.message(message))) }
         case .close(let code, let reason):
-            state.current = nil
+            state.end(with: .success(.closed(code: code, reason: reason)))
             return { waiting(.success(.closed(code: code, reason: reason))) }
         case .drop:
-            state.current = nil
+            state.end(with: .failure(dropped))
             return { waiting(.failure(dropped)) }
         }
     }
@@ -133,7 +144,8 @@ public final class MockWebSocket: Sendable {
         func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
             let delivery = server.state.withLock { state -> (() -> Void)? in
                 guard state.current == id else {
-                    return { completion(.failure(MockWebSocket.closed)) }
+                    let ending = state.endings[id] ?? .failure(MockWebSocket.closed)
+                    return { completion(ending) }
                 }
                 let limit = maximumMessageSize
                 state.waiting = { [server] event in
@@ -141,13 +153,12 @@ public final class MockWebSocket: Sendable {
                         completion(event)
                         return
                     }
-                    server.state.withLock { $0.current = nil }
-                    completion(
-                        .failure(
-                            FetchError.webSocketClosed(
-                                code: 1009,
-                                reason: "the mock server sent a \(message.kind) message of \(message.bytes.count) bytes,"
-                                    + " over the maximum message size of \(limit) bytes")))
+                    let failure = FetchError.webSocketClosed(
+                        code: 1009,
+                        reason: "the mock server sent a \(message.kind) message of \(message.bytes.count) bytes,"
+                            + " over the maximum message size of \(limit) bytes")
+                    server.state.withLock { $0.end(with: .failure(failure)) }
+                    completion(.failure(failure))
                 }
                 return MockWebSocket.deliver(&state)
             }
@@ -176,26 +187,28 @@ public final class MockWebSocket: Sendable {
         }
 
         func close(code: Int, reason: String) {
-            let waiting = server.state.withLock { state -> (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)? in
+            let waiting = server.state.withLock {
+                state -> (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)? in
                 guard state.current == id else {
                     return nil
                 }
                 state.clientClose = (code, reason)
-                state.current = nil
+                // The server answers the close frame with its own, echoing the code: now, or at the next receive.
+                state.end(with: .success(.closed(code: code, reason: reason)))
                 let waiting = state.waiting
                 state.waiting = nil
                 return waiting
             }
-            // The server answers the close frame with its own, echoing the code.
             waiting?(.success(.closed(code: code, reason: reason)))
         }
 
         func cancel() {
-            let waiting = server.state.withLock { state -> (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)? in
+            let waiting = server.state.withLock {
+                state -> (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)? in
                 guard state.current == id else {
                     return nil
                 }
-                state.current = nil
+                state.end(with: .failure(FetchError.cancelled()))
                 let waiting = state.waiting
                 state.waiting = nil
                 return waiting

@@ -354,7 +354,7 @@ extension Pipeline {
                     .failure(
                         FetchError.invalidRequest(
                             "\(ErrorText.target(request)): the transport \(type(of: transport)) does not open"
-                                + " WebSockets; use a Session over URLSessionTransport or CurlTransport")))
+                                + " WebSockets (Fetch's URLSessionTransport and CurlTransport do)")))
                 return
             }
             let completion = streamsHandOn ? Self.handingOn(completion) : completion

@@ -379,7 +379,8 @@ public final class WebSocket: AsyncSequence, Sendable {
         while true {
             if let limit = policy.maximumAttempts, failures >= limit {
                 throw failures == 0
-                    ? lastError : FetchError.attemptsExhausted(attempts: failures, lastError: lastError, request: request)
+                    ? lastError
+                    : FetchError.attemptsExhausted(attempts: failures, lastError: lastError, request: request)
             }
             let delay = policy.delay(
                 reconnectionTime: nil, failures: failures + (eventless ? 1 : 0), random: Double.random(in: 0...1))

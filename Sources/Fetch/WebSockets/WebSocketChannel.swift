@@ -21,8 +21,10 @@ package protocol WebSocketChannel: AnyObject, Sendable {
 
     /// Sends `message` as one frame, masked.
     ///
-    /// - Parameter completion: Called with `nil` once the frame is handed to the network, or with the failure
-    ///   (the connection has closed or failed).
+    /// - Parameters:
+    ///   - message: The message.
+    ///   - completion: Called with `nil` once the frame is handed to the network, or with the failure (the
+    ///     connection has closed or failed).
     func send(_ message: WebSocketMessage, _ completion: @escaping @Sendable ((any Error)?) -> Void)
 
     /// Sends a ping.

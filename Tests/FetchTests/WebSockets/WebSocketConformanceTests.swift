@@ -114,7 +114,8 @@
         @Test(arguments: SessionTransport.allCases)
         func aFragmentedMessageWithPingsBetweenItsFramesArrivesWhole(on transport: SessionTransport) async throws {
             let hex =
-                Self.text("Hel", final: false) + Self.frame(9, Array("one".utf8)) + Self.frame(0, Array("l".utf8), final: false)
+                Self.text("Hel", final: false) + Self.frame(9, Array("one".utf8))
+                + Self.frame(0, Array("l".utf8), final: false)
                 + Self.frame(9, []) + Self.frame(0, Array("o".utf8)) + Self.frame(2, [1, 2], final: false)
                 + Self.frame(0, [], final: false) + Self.frame(0, [3]) + Self.close(1000)
             let played = try await play(hex, on: transport)
@@ -134,7 +135,8 @@
         func invalidUTF8SplitAcrossFragmentsClosesWith1007(on transport: SessionTransport) async throws {
             // "😀" is F0 9F 98 80: its first two bytes end one fragment, and the next starts with a byte that cannot
             // continue it. A valid split arrives whole.
-            let valid = Self.frame(1, [0x61, 0xF0, 0x9F], final: false) + Self.frame(0, [0x98, 0x80]) + Self.close(1000)
+            let valid =
+                Self.frame(1, [0x61, 0xF0, 0x9F], final: false) + Self.frame(0, [0x98, 0x80]) + Self.close(1000)
             #expect(try await play(valid, on: transport).messages == [.text("a😀")])
             let invalid = Self.frame(1, [0x61, 0xF0, 0x9F], final: false) + Self.frame(0, [0x28, 0x80])
             try await expectFailure(invalid, code: 1007, on: transport)
@@ -200,9 +202,12 @@
         func aMessageOverTheLimitClosesWith1009BeforeItsPayloadIsRead(on transport: SessionTransport) async throws {
             // The frame announces 2,000 bytes and sends 10: the client must not wait for the rest.
             let header = Self.frame(2, Array(repeating: 0, count: 2000)).prefix(8)
-            try await expectFailure(String(header) + "0000000000000000000000", code: 1009, on: transport, maximumMessageSize: 1000)
+            try await expectFailure(
+                String(header) + "0000000000000000000000", code: 1009, on: transport, maximumMessageSize: 1000)
             // Fragments that add up past the limit.
-            let fragments = Self.frame(2, Array(repeating: 1, count: 600), final: false) + Self.frame(0, Array(repeating: 2, count: 600))
+            let fragments =
+                Self.frame(2, Array(repeating: 1, count: 600), final: false)
+                + Self.frame(0, Array(repeating: 2, count: 600))
             try await expectFailure(fragments, code: 1009, on: transport, maximumMessageSize: 1000)
         }
     }

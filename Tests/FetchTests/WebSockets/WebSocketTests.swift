@@ -223,6 +223,15 @@ import Testing
         #expect(try await iterator.next() == nil)
         #expect(server.clientClose?.code == 4000)
         #expect(server.clientClose?.reason == "done")
+        // The server's answer to the close carries the code back.
+        #expect(socket.closeCode == 4000)
+        // So it does when the close comes before anyone waits for a message.
+        let early = try await MockPerformer { _ in .webSocket(MockWebSocket()) }.webSocket(Room())
+        early.close(code: 4001, reason: "early")
+        for try await message in early {
+            Issue.record("no message expected, got \(message)")
+        }
+        #expect(early.closeCode == 4001 && early.closeReason == "early")
         // A code no endpoint may send goes as 1000.
         let other = MockWebSocket()
         try await MockPerformer { _ in .webSocket(other) }.webSocket(Room()).close(code: 1005)

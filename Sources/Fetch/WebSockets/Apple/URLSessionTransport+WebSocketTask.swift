@@ -29,7 +29,8 @@
             }
             let task = urlSession.webSocketTask(with: urlRequest)
             task.maximumMessageSize = maximumMessageSize
-            let channel = URLSessionWebSocketChannel(task: task, request: request, maximumMessageSize: maximumMessageSize)
+            let channel = URLSessionWebSocketChannel(
+                task: task, request: request, maximumMessageSize: maximumMessageSize)
             task.delegate = WebSocketTaskDelegate(channel: channel, request: request, completion: completion)
             task.resume()
             return channel
