@@ -22,22 +22,27 @@
 
         // MARK: - WebSocketChannel
 
+        /// Asks the loop for the next message (see ``WebSocketChannel/receive(_:)``).
         func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
             loop.run(.receive(completion), on: identifier)
         }
 
+        /// Queues `message` as one masked frame (see ``WebSocketChannel/send(_:_:)``).
         func send(_ message: WebSocketMessage, _ completion: @escaping @Sendable ((any Error)?) -> Void) {
             loop.run(.send(message, completion), on: identifier)
         }
 
+        /// Sends a ping that its pong completes (see ``WebSocketChannel/ping(_:)``).
         func ping(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
             loop.run(.ping(completion), on: identifier)
         }
 
+        /// Starts the closing handshake (see ``WebSocketChannel/close(code:reason:)``).
         func close(code: Int, reason: String) {
             loop.run(.close(code: code, reason: reason), on: identifier)
         }
 
+        /// Drops the connection at once (see ``WebSocketChannel/cancel()``).
         func cancel() {
             loop.run(.cancel, on: identifier)
         }

@@ -21,6 +21,7 @@
             try await Self.openAndClose(2, through: transport, server: server)  // warm up: the loop's thread and pipe
             let before = try Self.openDescriptors()
             try await Self.openAndClose(200, through: transport, server: server)
+            try await Self.cancelWhileConnectingTLS(5, through: transport, server: server)
             #expect(try await Self.serverConnections(server, transport: transport) == 0)
             // The handle of each ended connection is freed on the loop's thread; a moment after the last one.
             var after = try Self.openDescriptors()
@@ -47,6 +48,29 @@
                     channel.cancel()
                 default:
                     break  // released: its connection is dropped
+                }
+            }
+        }
+
+        /// Opens `count` connections with `wss` to the plain server, whose TLS handshake never ends, and cancels each:
+        /// libcurl's connect is aborted (by its progress callback), so the server sees every one go.
+        private static func cancelWhileConnectingTLS(
+            _ count: Int, through transport: CurlTransport, server: WebSocketTestServer
+        ) async throws {
+            let url = try #require(URL(string: "wss://127.0.0.1:\(server.port)/never"))
+            for _ in 0..<count {
+                var request = APIRequest(url)
+                request.timeout = 60
+                let result = await withCheckedContinuation { continuation in
+                    let handle = transport.openWebSocket(request, maximumMessageSize: 1 << 20) { result in
+                        continuation.resume(returning: result)
+                    }
+                    Thread.sleep(forTimeInterval: 0.05)  // into libcurl's TLS handshake; either way it is cancelled
+                    handle.cancel()
+                }
+                guard case .failure(FetchError.cancelled) = result else {
+                    Issue.record("expected cancelled, got \(result)")
+                    return
                 }
             }
         }
