@@ -13,6 +13,7 @@ Scenarios, chosen by the request path (query parameters after `?`):
   /status/<n>           answers <n> with a JSON body (?chunked=1: chunked).
   /bad-accept           answers 101 with a wrong Sec-WebSocket-Accept.
   /silent               reads the handshake and never answers (until the client goes away).
+  /deaf                 completes the handshake, then reads and ignores everything (a close included).
   /raw?hex=             sends the bytes given in hex after the handshake, then reads what the client sends.
   /report?id=           sends, as one text message of JSON, what the connection opened with ?id=<id> received from
                         the client at the end: {"close": [code, reason]} or {"close": null} (after waiting up to
@@ -202,6 +203,9 @@ def serve(conn):
     elif path == "/close":
         conn.sendall(frame(8, close_payload(int(query.get("code", "1000")), query.get("reason", ""))))
         await_close(conn, run_id)
+    elif path == "/deaf":
+        while conn.recv(4096):
+            pass
     elif path == "/drop":
         conn.shutdown(socket.SHUT_RDWR)
     elif path == "/ping":

@@ -69,6 +69,15 @@
             #expect(try await closeReport(id, from: server, transport: transport) == ["4001", ""])
         }
 
+        @Test func aCloseTheServerNeverAnswersEndsAfterFiveSecondsWithTheCodeSent() async throws {
+            let channel = try await CurlTransport().channel(try server.url("/deaf"))
+            let started = ContinuousClock.now
+            channel.close(code: 4002, reason: "anyone?")
+            #expect(try await channel.receive() == .closed(code: 4002, reason: "anyone?"))
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .seconds(4.9) && waited < .seconds(8), "waited \(waited)")
+        }
+
         @Test func aDropWithoutACloseFrameFailsWith1006() async throws {
             let channel = try await CurlTransport().channel(try server.url("/drop"))
             let error = await #expect(throws: FetchError.self) { try await channel.receive() }
