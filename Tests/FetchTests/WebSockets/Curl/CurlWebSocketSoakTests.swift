@@ -101,8 +101,9 @@
         private static func openDescriptors() throws -> [String: String] {
             var descriptors: [String: String] = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
-                descriptors[name] =
-                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) ?? "?"  // nil: closed meanwhile
+                // nil: the descriptor closed between the listing and the look (it still counts, as "?").
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")
+                descriptors[name] = target ?? "?"
             }
             return descriptors
         }
