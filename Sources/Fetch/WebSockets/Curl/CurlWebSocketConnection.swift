@@ -381,10 +381,12 @@
         }
 
         private func violated(_ violation: WebSocketViolation) {
-            queue(
-                .close,
-                payload: WebSocketFrameEncoder.closePayload(code: violation.closeCode, reason: violation.reason),
-                completion: nil)
+            if case .open = phase {  // while closing, the client's close frame has gone already: one is all it sends
+                queue(
+                    .close,
+                    payload: WebSocketFrameEncoder.closePayload(code: violation.closeCode, reason: violation.reason),
+                    completion: nil)
+            }
             finish(
                 .failed(
                     FetchError.webSocketClosed(code: violation.closeCode, reason: violation.reason, request: request)))
