@@ -48,6 +48,19 @@
             channel.cancel()
         }
 
+        @Test func aConsumerThatStopsReceivingHoldsTheServerBack() async throws {
+            let transport = try CurlTransport()
+            let id = UUID().uuidString
+            let channel = try await transport.channel(try server.url("/flood?id=\(id)"))
+            #expect(try await channel.receive() == .message(.binary(Data(repeating: 0x66, count: 65536))))
+            // No more receives: the channel keeps one message and libcurl's buffers, and TCP stops the server.
+            let report = try await closeReport(id, from: server, transport: transport)
+            let sent = try #require(
+                report?.first.flatMap { Int($0) }, "the server reported \(String(describing: report))")
+            #expect(sent < 40 << 20, "the server could send \(sent >> 20) MiB of 100 to a client that stopped reading")
+            channel.cancel()
+        }
+
         // MARK: - Closing
 
         @Test func theClientsCloseIsAnsweredAndReported() async throws {
