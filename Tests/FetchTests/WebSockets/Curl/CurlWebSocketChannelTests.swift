@@ -61,6 +61,15 @@
             channel.cancel()
         }
 
+        @Test func aFragmentedMessageWithAPingBetweenItsFragmentsArrivesWhole() async throws {
+            // Text "foo" without FIN, a ping, the continuation "baz" with FIN, then a binary message.
+            let hex = "0103666f6f" + "890170" + "800362617a" + "820201ff"
+            let channel = try await CurlTransport().channel(try server.url("/raw?hex=\(hex)"))
+            #expect(try await channel.receive() == .message(.text("foobaz")))
+            #expect(try await channel.receive() == .message(.binary(Data([0x01, 0xFF]))))
+            channel.cancel()
+        }
+
         // MARK: - Closing
 
         @Test func theClientsCloseIsAnsweredAndReported() async throws {
