@@ -6,7 +6,9 @@
     ///
     /// Releasing the channel drops its connection (without a closing handshake) and frees it.
     final class CurlWebSocketChannel: WebSocketChannel {
+        /// The loop that owns the connection.
         private let loop: CurlWebSocketLoop
+        /// The connection's key in the loop.
         private let identifier: UInt64
 
         /// Hands `handover` to `loop`, which owns it from now on.
@@ -22,22 +24,27 @@
 
         // MARK: - WebSocketChannel
 
+        /// Asks the loop for the next message (see ``WebSocketChannel/receive(_:)``).
         func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
             loop.run(.receive(completion), on: identifier)
         }
 
+        /// Queues `message` as one masked frame (see ``WebSocketChannel/send(_:_:)``).
         func send(_ message: WebSocketMessage, _ completion: @escaping @Sendable ((any Error)?) -> Void) {
             loop.run(.send(message, completion), on: identifier)
         }
 
+        /// Sends a ping that its pong completes (see ``WebSocketChannel/ping(_:)``).
         func ping(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
             loop.run(.ping(completion), on: identifier)
         }
 
+        /// Starts the closing handshake (see ``WebSocketChannel/close(code:reason:)``).
         func close(code: Int, reason: String) {
             loop.run(.close(code: code, reason: reason), on: identifier)
         }
 
+        /// Drops the connection at once (see ``WebSocketChannel/cancel()``).
         func cancel() {
             loop.run(.cancel, on: identifier)
         }
