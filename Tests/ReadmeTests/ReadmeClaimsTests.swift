@@ -46,9 +46,12 @@ import Testing
     /// "the tests start a small Python server", "Python 3, standard library only" (the demo server), "`python3` (the
     /// standard library only) for the loopback test server".
     @Test func thePythonServersImportOnlyTheStandardLibrary() throws {
+        // The two WebSocket peers are the exception the WebSocket issue asks for: independent implementations
+        // (the websockets and autobahn packages), which CI and the test setup install.
+        let peers: Set = ["websockets_server.py", "autobahn_server.py"]
         let scripts = ["Tests/FetchTests/Support/Server", "Examples/FetchExample"].flatMap { folder in
             (try? FileManager.default.contentsOfDirectory(atPath: Self.root.appending(path: folder).path))?
-                .filter { $0.hasSuffix(".py") }.map { "\(folder)/\($0)" } ?? []
+                .filter { $0.hasSuffix(".py") && !peers.contains($0) }.map { "\(folder)/\($0)" } ?? []
         }
         #expect(scripts.contains("Tests/FetchTests/Support/Server/test_server.py"))
         #expect(scripts.contains("Examples/FetchExample/demo_server.py"))

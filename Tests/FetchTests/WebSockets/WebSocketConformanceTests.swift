@@ -63,7 +63,8 @@
                 throw TestServerError("no report for \(id)")
             }
             struct Report: Decodable {
-                let close: [ReportValue]?
+                /// The client's close frame: its code and reason, `[]` for an empty one, `nil` for none.
+                let report: [ReportValue]?
             }
             enum ReportValue: Decodable {
                 case code(Int)
@@ -77,7 +78,7 @@
                     }
                 }
             }
-            let close = try JSONDecoder().decode(Report.self, from: Data(json.utf8)).close
+            let close = try JSONDecoder().decode(Report.self, from: Data(json.utf8)).report
             var code: Int?
             if case .code(let sent)? = close?.first {
                 code = sent

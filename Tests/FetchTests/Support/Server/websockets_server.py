@@ -79,7 +79,9 @@ async def main():
 
     threading.Thread(target=watch_stdin, daemon=True).start()
     async with serve(
-        handler, "127.0.0.1", 0, process_request=process_request, max_size=None, max_queue=16,
+        # No keepalive pings: a client that is not iterating does not read, so does not answer them (by design), and
+        # the tests are not about keepalive.
+        handler, "127.0.0.1", 0, process_request=process_request, max_size=None, max_queue=16, ping_interval=None,
         subprotocols=["chat.v1"], select_subprotocol=lambda connection, offered: (
             "chat.v1" if "chat.v1" in offered else None),
     ) as server:
