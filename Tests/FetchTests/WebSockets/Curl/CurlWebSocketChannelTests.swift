@@ -96,8 +96,11 @@
             let started = ContinuousClock.now
             channel.close(code: 4002, reason: "anyone?")
             #expect(try await channel.receive() == .closed(code: 4002, reason: "anyone?"))
+            // Not before the closing timeout; after it, as soon as the loop's thread gets to run (on a loaded machine,
+            // under Thread Sanitizer, several seconds later), within a bound that only a loop that never gave up
+            // would pass.
             let waited = ContinuousClock.now - started
-            #expect(waited >= .seconds(4.9) && waited < .seconds(8), "waited \(waited)")
+            #expect(waited >= .seconds(4.9) && waited < .seconds(60), "waited \(waited)")
         }
 
         @Test func aDropWithoutACloseFrameFailsWith1006() async throws {
