@@ -26,7 +26,9 @@ let package = Package(
             dependencies: [
                 "Fetch", "FetchTesting", .target(name: "CFetchCurl", condition: .when(platforms: [.linux])),
             ],
-            path: "Benchmarks/FetchBench"
+            path: "Benchmarks/FetchBench",
+            // The Python `websockets` reference client of the WebSocket rows, run as a child process.
+            exclude: ["websocket_client.py"]
         ),
         // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and
         // reproducers.
