@@ -106,7 +106,8 @@ final class PythonWebSocketClient {
         let first = readLine()
         guard first == "ready" else {
             process.waitUntilExit()
-            throw LoopbackServerError(first.map { $0.replacingOccurrences(of: "error: ", with: "") } ?? "python3 exited")
+            throw LoopbackServerError(
+                first.map { $0.replacingOccurrences(of: "error: ", with: "") } ?? "python3 exited")
         }
     }
 

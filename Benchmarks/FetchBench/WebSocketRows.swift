@@ -71,7 +71,9 @@ extension FetchBench {
                     do {
                         fetch = try FetchWebSocketSide(session: session, url: url)
                     } catch {
-                        table.value("WebSocket(\(name)), \(label)", "not measured: \(error)")
+                        // The first sentence is enough in a table cell: what failed, for which URL.
+                        let reason = String(describing: error).prefix { $0 != ";" }
+                        table.value("WebSocket(\(name)), \(label)", "not measured: \(reason)")
                         continue
                     }
                     let fetchBatch = fetch.batch(loop, size: size)

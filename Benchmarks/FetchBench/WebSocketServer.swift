@@ -144,7 +144,8 @@ final class WebSocketServer: @unchecked Sendable {
                 } else {
                     writeHead(isFinal: frame.isFinal, opcode: frame.opcode, length: body, into: &payload)
                     let sent = payload.withUnsafeBytes {
-                        WebSocketFraming.sendAll(UnsafeRawBufferPointer(rebasing: $0[0..<(headLength + body)]), to: connection)
+                        WebSocketFraming.sendAll(
+                            UnsafeRawBufferPointer(rebasing: $0[0..<(headLength + body)]), to: connection)
                     }
                     guard sent else {
                         return
@@ -228,7 +229,8 @@ final class WebSocketServer: @unchecked Sendable {
             while left > 0 {
                 let frames = min(left, framesPerBatch)
                 let sent = batch.withUnsafeBytes {
-                    WebSocketFraming.sendAll(UnsafeRawBufferPointer(rebasing: $0[0..<(frames * frame.count)]), to: connection)
+                    WebSocketFraming.sendAll(
+                        UnsafeRawBufferPointer(rebasing: $0[0..<(frames * frame.count)]), to: connection)
                 }
                 guard sent else {
                     return false

@@ -50,7 +50,8 @@ final class WebSocketWireLoop {
         var reader = SocketReader(socket: socket)
         guard WebSocketFraming.sendAll(Array(handshake.utf8), to: socket), let head = reader.readHead() else {
             close(socket)
-            throw LoopbackServerError("the WebSocket wire loop got no answer to its handshake from \(url.absoluteString)")
+            throw LoopbackServerError(
+                "the WebSocket wire loop got no answer to its handshake from \(url.absoluteString)")
         }
         guard head.hasPrefix("HTTP/1.1 101"), head.contains(WebSocketFraming.accept(forKey: key)) else {
             close(socket)
