@@ -50,6 +50,9 @@ static struct {
     struct multi_message *(*multi_info_read)(void *multi, int *left);
     void *(*slist_append)(void *list, const char *string);
     void (*slist_free_all)(void *list);
+    int (*easy_perform)(void *easy);
+    int (*easy_send)(void *easy, const void *buffer, size_t length, size_t *sent);
+    int (*easy_recv)(void *easy, void *buffer, size_t length, size_t *received);
 } curl;
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -107,6 +110,9 @@ int cfcurl_load(const char *library_name, char *error, size_t error_size) {
     RESOLVE(slist_free_all, "curl_slist_free_all")
     RESOLVE(multi_poll, "curl_multi_poll")
     RESOLVE(multi_wakeup, "curl_multi_wakeup")
+    RESOLVE(easy_perform, "curl_easy_perform")
+    RESOLVE(easy_send, "curl_easy_send")
+    RESOLVE(easy_recv, "curl_easy_recv")
 #undef RESOLVE
     struct version_data_prefix *version = curl.version_info(VERSION_AGE);
     if (version == NULL || version->version_num < CFCURL_MINIMUM_VERSION) {
@@ -163,6 +169,25 @@ int cfcurl_easy_setopt_seek_callback(cfcurl_easy *easy, int option, cfcurl_seek_
 
 int cfcurl_easy_getinfo_long(cfcurl_easy *easy, int info, long *value) {
     return curl.easy_getinfo(easy, info, value);
+}
+
+int cfcurl_easy_setopt_progress_callback(cfcurl_easy *easy, int option, cfcurl_progress_callback value) {
+    return curl.easy_setopt(easy, option, value);
+}
+
+int cfcurl_easy_active_socket(cfcurl_easy *easy, int *socket) {
+    // curl_socket_t is an int on every platform but Windows.
+    return curl.easy_getinfo(easy, CFCURLINFO_ACTIVESOCKET, socket);
+}
+
+int cfcurl_easy_perform(cfcurl_easy *easy) { return curl.easy_perform(easy); }
+
+int cfcurl_easy_send(cfcurl_easy *easy, const void *buffer, size_t length, size_t *sent) {
+    return curl.easy_send(easy, buffer, length, sent);
+}
+
+int cfcurl_easy_recv(cfcurl_easy *easy, void *buffer, size_t length, size_t *received) {
+    return curl.easy_recv(easy, buffer, length, received);
 }
 
 cfcurl_multi *cfcurl_multi_init(void) { return (cfcurl_multi *)curl.multi_init(); }

@@ -26,6 +26,10 @@ typedef struct cfcurl_slist {
 /// The type of CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION and CURLOPT_READFUNCTION callbacks.
 typedef size_t (*cfcurl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 
+/// The type of a CURLOPT_XFERINFOFUNCTION callback: returns non-zero to abort the transfer.
+typedef int (*cfcurl_progress_callback)(void *userdata, int64_t download_total, int64_t downloaded,
+                                        int64_t upload_total, int64_t uploaded);
+
 /// The type of a CURLOPT_SEEKFUNCTION callback: returns 0 (done), 1 (fail) or 2 (cannot seek).
 typedef int (*cfcurl_seek_callback)(void *userdata, int64_t offset, int origin);
 
@@ -74,6 +78,12 @@ enum {
     CFCURLOPT_PIPEWAIT = 237,
     CFCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CFCURLOPT_PROTOCOLS_STR = 10318,
+    // The WebSocket connection (connect only, then curl_easy_send / curl_easy_recv).
+    CFCURLOPT_CONNECT_ONLY = 141,
+    CFCURLOPT_CONNECTTIMEOUT_MS = 156,
+    CFCURLOPT_HTTPPROXYTUNNEL = 61,
+    CFCURLOPT_XFERINFODATA = 10057,
+    CFCURLOPT_XFERINFOFUNCTION = 20219,
 };
 
 // Multi options (libcurl's CURLMOPT_*).
@@ -88,6 +98,7 @@ enum {
     CFCURLINFO_RESPONSE_CODE = 0x200000 + 2,
     CFCURLINFO_HTTP_VERSION = 0x200000 + 46,
     CFCURLINFO_LOCAL_PORT = 0x200000 + 42,
+    CFCURLINFO_ACTIVESOCKET = 0x500000 + 44,
 };
 
 // Values.
@@ -139,6 +150,7 @@ enum {
     CFCURLE_SSL_INVALIDCERTSTATUS = 91,
     CFCURLE_HTTP2_STREAM = 92,
     CFCURLE_SSL_CLIENTCERT = 98,
+    CFCURLE_AGAIN = 81,
     CFCURLE_TOO_LARGE = 100,
 };
 
@@ -165,6 +177,15 @@ int cfcurl_easy_setopt_off_t(cfcurl_easy *easy, int option, int64_t value);
 int cfcurl_easy_setopt_callback(cfcurl_easy *easy, int option, cfcurl_data_callback value);
 int cfcurl_easy_setopt_seek_callback(cfcurl_easy *easy, int option, cfcurl_seek_callback value);
 int cfcurl_easy_getinfo_long(cfcurl_easy *easy, int info, long *value);
+int cfcurl_easy_setopt_progress_callback(cfcurl_easy *easy, int option, cfcurl_progress_callback value);
+/// CURLINFO_ACTIVESOCKET: the connected socket of a CURLOPT_CONNECT_ONLY handle, or -1.
+int cfcurl_easy_active_socket(cfcurl_easy *easy, int *socket);
+/// Blocks until the transfer (for a CURLOPT_CONNECT_ONLY handle: the connection) is done.
+int cfcurl_easy_perform(cfcurl_easy *easy);
+/// Sends up to `length` bytes on a CURLOPT_CONNECT_ONLY connection without blocking: CFCURLE_AGAIN when none fit.
+int cfcurl_easy_send(cfcurl_easy *easy, const void *buffer, size_t length, size_t *sent);
+/// Receives up to `length` bytes without blocking: CFCURLE_AGAIN when none are there; CFCURLE_OK with 0 at the end.
+int cfcurl_easy_recv(cfcurl_easy *easy, void *buffer, size_t length, size_t *received);
 
 cfcurl_multi *cfcurl_multi_init(void);
 int cfcurl_multi_cleanup(cfcurl_multi *multi);

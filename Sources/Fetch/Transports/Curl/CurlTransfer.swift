@@ -234,7 +234,7 @@
         }
 
         /// `CURLOPT_TIMEOUT_MS` for `seconds`: rounded up to the millisecond, 0 (none) when not positive and finite.
-        private static func milliseconds(_ seconds: TimeInterval) -> Int {
+        static func milliseconds(_ seconds: TimeInterval) -> Int {
             guard seconds.isFinite, seconds > 0 else {
                 return 0
             }

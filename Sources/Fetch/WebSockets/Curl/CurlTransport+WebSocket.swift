@@ -1,0 +1,19 @@
+#if os(Linux)
+    import Foundation
+
+    // MARK: - WebSocketTransport
+
+    extension CurlTransport: WebSocketTransport {
+        /// Opens a WebSocket over libcurl with the transport's TLS settings (CA file, pins): see
+        /// ``CurlWebSocketOpening``.
+        package func openWebSocket(
+            _ request: any Request,
+            maximumMessageSize: Int,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) -> any Cancellable {
+            CurlWebSocketOpening.open(
+                request, options: options, defaultTimeout: Self.defaultTimeout, maximumMessageSize: maximumMessageSize,
+                completion: completion)
+        }
+    }
+#endif

@@ -1,0 +1,50 @@
+#if os(Linux)
+    import Foundation
+
+    /// A ``WebSocketChannel`` over libcurl: every call becomes a command that ``CurlWebSocketLoop``'s thread runs on
+    /// the channel's ``CurlWebSocketConnection``, so no lock guards the connection and no call blocks.
+    ///
+    /// Releasing the channel drops its connection (without a closing handshake) and frees it.
+    final class CurlWebSocketChannel: WebSocketChannel {
+        private let loop: CurlWebSocketLoop
+        private let identifier: UInt64
+
+        /// Hands `handover` to `loop`, which owns it from now on.
+        init(_ handover: CurlWebSocketHandover, loop: CurlWebSocketLoop) {
+            self.loop = loop
+            identifier = loop.makeIdentifier()
+            loop.adopt(handover, as: identifier)
+        }
+
+        deinit {
+            loop.release(identifier)
+        }
+
+        // MARK: - WebSocketChannel
+
+        /// Asks the loop for the next message (see ``WebSocketChannel/receive(_:)``).
+        func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
+            loop.run(.receive(completion), on: identifier)
+        }
+
+        /// Queues `message` as one masked frame (see ``WebSocketChannel/send(_:_:)``).
+        func send(_ message: WebSocketMessage, _ completion: @escaping @Sendable ((any Error)?) -> Void) {
+            loop.run(.send(message, completion), on: identifier)
+        }
+
+        /// Sends a ping that its pong completes (see ``WebSocketChannel/ping(_:)``).
+        func ping(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
+            loop.run(.ping(completion), on: identifier)
+        }
+
+        /// Starts the closing handshake (see ``WebSocketChannel/close(code:reason:)``).
+        func close(code: Int, reason: String) {
+            loop.run(.close(code: code, reason: reason), on: identifier)
+        }
+
+        /// Drops the connection at once (see ``WebSocketChannel/cancel()``).
+        func cancel() {
+            loop.run(.cancel, on: identifier)
+        }
+    }
+#endif

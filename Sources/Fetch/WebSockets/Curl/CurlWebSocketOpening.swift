@@ -1,0 +1,399 @@
+#if os(Linux)
+    import CFetchCurl
+    import Foundation
+    import Glibc
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// Opens a WebSocket over libcurl: connects (TCP and TLS, libcurl's, with `CURLOPT_CONNECT_ONLY`) on a thread of
+    /// its own, so that no shared thread waits for a slow server; writes the opening handshake and reads the answer
+    /// there; then hands the connection to ``CurlWebSocketLoop``.
+    ///
+    /// `Sendable`: its state is behind `state`'s lock.
+    final class CurlWebSocketOpening: Cancellable, Sendable {
+        private struct State {
+            var completion: (@Sendable (Result<Response, any Error>) -> Void)?
+            var isCancelled = false
+            /// Wakes the opening thread's poll(2) when cancelled; nil once closed (or if it could not be opened).
+            var wakeup: WakeupPipe?
+        }
+
+        /// Why the opening thread stopped early.
+        private enum Stop: Error {
+            case cancelled
+            case timedOut
+            case failed(any Error)
+        }
+
+        private let request: any Request
+        private let state: Locked<State>
+
+        private init(request: any Request, completion: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+            self.request = request
+            // Without a pipe (no descriptors left), waits poll in short steps and look at the cancellation.
+            let wakeup = try? WakeupPipe()  // nil: the waits fall back to steps of 100 ms
+            state = Locked(State(completion: completion, wakeup: wakeup))
+        }
+
+        /// Opens a WebSocket with the handshake `request`, connecting as `options` say.
+        ///
+        /// - Parameters:
+        ///   - request: The handshake request, with a `ws`, `wss`, `http` or `https` URL.
+        ///   - options: The TLS settings (CA file, pins) of the transport; verification is always on.
+        ///   - defaultTimeout: How long connecting and the handshake may take when the request sets no timeout.
+        ///   - maximumMessageSize: The largest message the channel accepts.
+        ///   - completion: Called once, as ``WebSocketTransport/openWebSocket(_:maximumMessageSize:completion:)``
+        ///     says.
+        /// - Returns: A handle that cancels the opening.
+        static func open(
+            _ request: any Request,
+            options: CurlTransport.Options,
+            defaultTimeout: TimeInterval,
+            maximumMessageSize: Int,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) -> any Cancellable {
+            let urlRequest: URLRequest
+            switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
+            case .success(let built):
+                urlRequest = built
+            case .failure(let error):
+                completion(.failure(error))
+                return CompletedCall()
+            }
+            let loop: CurlWebSocketLoop
+            do {
+                loop = try CurlWebSocketLoop.shared.get()
+            } catch {
+                completion(.failure(Self.transportError(.cannotConnectToHost, "\(error)", request: request)))
+                return CompletedCall()
+            }
+            let opening = CurlWebSocketOpening(request: request, completion: completion)
+            let thread = Thread {
+                opening.run(urlRequest, options: options, maximumMessageSize: maximumMessageSize, loop: loop)
+            }
+            thread.name = "Fetch WebSocket handshake"
+            thread.start()
+            return opening
+        }
+
+        /// Ends the opening at once with ``FetchError/cancelled(request:)``; the thread stops at its next step.
+        func cancel() {
+            let completion = state.withLock { state in
+                defer { state.completion = nil }
+                state.isCancelled = true
+                state.wakeup?.signal()
+                return state.completion
+            }
+            completion?(.failure(FetchError.cancelled(request: request)))
+        }
+
+        private var isCancelled: Bool {
+            state.withLock { $0.isCancelled }
+        }
+
+        /// Calls the completion unless the opening was cancelled; returns whether it did.
+        @discardableResult
+        private func complete(_ result: Result<Response, any Error>) -> Bool {
+            let completion = state.withLock { state in
+                defer { state.completion = nil }
+                return state.completion
+            }
+            completion?(result)
+            return completion != nil
+        }
+
+        // MARK: - The opening thread
+
+        private func run(
+            _ urlRequest: URLRequest, options: CurlTransport.Options, maximumMessageSize: Int, loop: CurlWebSocketLoop
+        ) {
+            defer {
+                state.withLock { state in
+                    state.wakeup?.close()
+                    state.wakeup = nil
+                }
+            }
+            let timeout = urlRequest.timeoutInterval
+            let milliseconds = CurlTransfer.milliseconds(timeout)
+            // 0: no timeout, which libcurl reads as none too.
+            let deadline =
+                ContinuousClock.now + (milliseconds > 0 ? .milliseconds(milliseconds) : .seconds(86_400 * 365))
+            guard let easy = CurlEasy() else {
+                complete(.failure(Self.transportError(.unknown, "curl_easy_init failed", request: request)))
+                return
+            }
+            do throws(Stop) {
+                let socket = try connect(easy, urlRequest, options: options, timeout: timeout)
+                let key = WebSocketHandshake.makeKey()
+                let head: Data
+                do {
+                    head = try WebSocketHandshake.requestHead(for: urlRequest, key: key)
+                } catch let error as FetchError {
+                    throw Stop.failed(error.naming(request))
+                } catch {
+                    throw Stop.failed(error)
+                }
+                try sendAll(head, easy: easy, socket: socket, deadline: deadline)
+                var reply = try readHead(easy: easy, socket: socket, deadline: deadline)
+                guard let status = reply.status else {
+                    throw Stop.failed(Self.transportError(.badServerResponse, "no response head", request: request))
+                }
+                let url = urlRequest.url ?? request.url
+                guard status == 101 else {
+                    readBody(&reply, easy: easy, socket: socket, deadline: deadline)
+                    complete(
+                        .success(
+                            Response(
+                                status: status, headers: reply.headers, data: reply.body, originalRequest: request,
+                                url: url)))
+                    return
+                }
+                if let problem = WebSocketHandshake.problem(withUpgrade: reply.headers, key: key) {
+                    let response = Response(
+                        status: status, headers: reply.headers, data: Data(), originalRequest: request, url: url)
+                    complete(.failure(FetchError.webSocketHandshakeFailed(reason: problem, response)))
+                    return
+                }
+                guard !isCancelled else {
+                    return
+                }
+                let handover = CurlWebSocketHandover(
+                    request: request, easy: easy, socket: socket, maximumMessageSize: maximumMessageSize,
+                    bytesAfterHead: reply.bytesAfterHead)
+                let channel = CurlWebSocketChannel(handover, loop: loop)
+                let response = Response(
+                    status: status, headers: reply.headers, originalRequest: request, url: url,
+                    webSocketChannel: channel)
+                if !complete(.success(response)) {
+                    channel.cancel()  // cancelled in the meantime: nobody will use it
+                }
+            } catch {
+                switch error {
+                case .cancelled:
+                    return  // cancel() has completed
+                case .timedOut:
+                    complete(.failure(FetchError.timedOut(request: request, seconds: timeout)))
+                case .failed(let error):
+                    complete(.failure(error))
+                }
+            }
+        }
+
+        /// Connects with libcurl (TCP, TLS, a proxy's tunnel) and returns the socket.
+        private func connect(
+            _ easy: CurlEasy, _ urlRequest: URLRequest, options: CurlTransport.Options, timeout: TimeInterval
+        ) throws(Stop) -> Int32 {
+            guard let url = urlRequest.url, let curlURL = Self.curlURL(for: url) else {
+                let target = urlRequest.url?.absoluteString ?? request.url.absoluteString
+                throw .failed(
+                    FetchError.invalidRequest(
+                        "GET \(target): a WebSocket URL must be absolute, with the scheme ws, wss, http or https"))
+            }
+            var failed: (option: String, code: Int32)?
+            func set(_ name: String, _ code: Int32) {
+                if code != CFCURLE_OK, failed == nil {
+                    failed = (name, code)
+                }
+            }
+            set("CURLOPT_URL", easy.set(Int(CFCURLOPT_URL), curlURL.absoluteString))
+            set("CURLOPT_CONNECT_ONLY", easy.set(Int(CFCURLOPT_CONNECT_ONLY), 1))
+            _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
+            if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
+                set("CURLOPT_PROTOCOLS", easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)))
+            }
+            _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
+            // HTTP/1.1 only, so that ALPN cannot pick HTTP/2, which has no Upgrade; a proxy is tunnelled through.
+            set("CURLOPT_HTTP_VERSION", easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1)))
+            _ = easy.set(Int(CFCURLOPT_HTTPPROXYTUNNEL), 1)
+            set("CURLOPT_SSL_VERIFYPEER", easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1))
+            set("CURLOPT_SSL_VERIFYHOST", easy.set(Int(CFCURLOPT_SSL_VERIFYHOST), 2))
+            if let file = options.certificateAuthorityFile {
+                set("CURLOPT_CAINFO", easy.set(Int(CFCURLOPT_CAINFO), file.path))
+            }
+            if let pins = options.pinnedPublicKeyOption {
+                set("CURLOPT_PINNEDPUBLICKEY", easy.set(Int(CFCURLOPT_PINNEDPUBLICKEY), pins))
+            }
+            let milliseconds = CurlTransfer.milliseconds(timeout)
+            _ = easy.set(Int(CFCURLOPT_CONNECTTIMEOUT_MS), milliseconds)
+            _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), milliseconds)
+            // The progress callback runs while libcurl connects: cancelling aborts it there.
+            _ = easy.set(Int(CFCURLOPT_NOPROGRESS), 0)
+            _ = easy.set(
+                Int(CFCURLOPT_XFERINFODATA), pointer: UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()))
+            _ = cfcurl_easy_setopt_progress_callback(easy.handle, Int32(CFCURLOPT_XFERINFOFUNCTION)) {
+                context, _, _, _, _ in
+                guard let context else {
+                    return 1
+                }
+                return Unmanaged<CurlWebSocketOpening>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+            }
+            if let failed {
+                let reason = String(cString: cfcurl_easy_strerror(failed.code))
+                throw .failed(
+                    Self.transportError(
+                        .unsupportedURL, "libcurl refused \(failed.option) (\(reason))", request: request))
+            }
+            let code = cfcurl_easy_perform(easy.handle)
+            guard !isCancelled else {
+                throw .cancelled
+            }
+            guard code == CFCURLE_OK else {
+                let error = CurlFailure.error(for: code, detail: easy.errorMessage, url: url)
+                throw .failed(CurlTransport.naming(error, request, timeout: timeout))
+            }
+            var socket: Int32 = -1
+            guard cfcurl_easy_active_socket(easy.handle, &socket) == CFCURLE_OK, socket >= 0 else {
+                throw .failed(
+                    Self.transportError(
+                        .cannotConnectToHost, "libcurl connected but reported no socket (CURLINFO_ACTIVESOCKET)",
+                        request: request))
+            }
+            return socket
+        }
+
+        /// Writes all of `data`, waiting for the socket when libcurl can take no more.
+        private func sendAll(_ data: Data, easy: CurlEasy, socket: Int32, deadline: ContinuousClock.Instant)
+            throws(Stop)
+        {
+            var offset = 0
+            while offset < data.count {
+                var sent = 0
+                let code = data.withUnsafeBytes { bytes in
+                    let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+                    return cfcurl_easy_send(easy.handle, rest.baseAddress, rest.count, &sent)
+                }
+                if Int(code) == CFCURLE_AGAIN || (code == CFCURLE_OK && sent == 0) {
+                    try wait(for: Int16(POLLOUT), socket: socket, deadline: deadline)
+                    continue
+                }
+                guard code == CFCURLE_OK else {
+                    throw .failed(failure(code, easy, doing: "sending the opening handshake"))
+                }
+                offset += sent
+            }
+        }
+
+        /// Reads some bytes (nil at the end of the connection), waiting for them until `deadline`.
+        private func receive(easy: CurlEasy, socket: Int32, deadline: ContinuousClock.Instant) throws(Stop) -> Data? {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                var received = 0
+                let code = buffer.withUnsafeMutableBytes { bytes in
+                    cfcurl_easy_recv(easy.handle, bytes.baseAddress, bytes.count, &received)
+                }
+                if Int(code) == CFCURLE_AGAIN {
+                    try wait(for: Int16(POLLIN), socket: socket, deadline: deadline)
+                    continue
+                }
+                guard code == CFCURLE_OK else {
+                    throw .failed(failure(code, easy, doing: "reading the handshake's response"))
+                }
+                return received == 0 ? nil : Data(buffer[0..<min(received, buffer.count)])
+            }
+        }
+
+        private func readHead(easy: CurlEasy, socket: Int32, deadline: ContinuousClock.Instant) throws(Stop)
+            -> WebSocketHandshakeReply
+        {
+            var reply = WebSocketHandshakeReply()
+            var count = 0
+            while !reply.hasHead {
+                guard let bytes = try receive(easy: easy, socket: socket, deadline: deadline) else {
+                    throw .failed(
+                        Self.transportError(
+                            .badServerResponse,
+                            "the server closed the connection after \(count) bytes of the handshake's response head",
+                            request: request))
+                }
+                count += bytes.count
+                do {
+                    try reply.append(bytes)
+                } catch {
+                    throw .failed(
+                        Self.transportError(
+                            .badServerResponse, "the handshake's response head is invalid: \(error)", request: request))
+                }
+            }
+            reply.takeBodyFromPending()
+            return reply
+        }
+
+        /// Reads the body of a refusal, as much as arrives within the time left; a failure ends it where it is.
+        private func readBody(
+            _ reply: inout WebSocketHandshakeReply, easy: CurlEasy, socket: Int32, deadline: ContinuousClock.Instant
+        ) {
+            while !reply.isBodyComplete {
+                do {
+                    guard let bytes = try receive(easy: easy, socket: socket, deadline: deadline) else {
+                        reply.connectionClosed()
+                        return
+                    }
+                    try reply.append(bytes)  // the head is complete: the body takes the bytes, and never throws
+                } catch {
+                    // Timed out, cancelled or cut: the refusal is reported with the body so far, which is what the
+                    // error parser reads; a cancellation has completed already.
+                    reply.connectionClosed()
+                    return
+                }
+            }
+        }
+
+        /// Waits until `socket` is ready for `events`, the opening is cancelled, or `deadline` passes.
+        private func wait(for events: Int16, socket: Int32, deadline: ContinuousClock.Instant) throws(Stop) {
+            let wakeup = state.withLock { $0.wakeup?.readEnd } ?? -1
+            while true {
+                guard !isCancelled else {
+                    throw .cancelled
+                }
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else {
+                    throw .timedOut
+                }
+                let (seconds, attoseconds) = left.components
+                let milliseconds = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+                var descriptors = [
+                    pollfd(fd: socket, events: events, revents: 0),
+                    pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0),
+                ]
+                let ready = poll(&descriptors, nfds_t(wakeup >= 0 ? 2 : 1), wakeup >= 0 ? milliseconds : 100)
+                if ready > 0, descriptors[0].revents != 0 {
+                    return
+                }
+            }
+        }
+
+        private func failure(_ code: Int32, _ easy: CurlEasy, doing action: String) -> any Error {
+            let detail = "\(action): \(easy.errorMessage ?? "no detail from libcurl")"
+            return CurlTransport.naming(
+                CurlFailure.error(for: code, detail: detail, url: request.url), request, timeout: 0)
+        }
+
+        /// `url` with `ws` as `http` and `wss` as `https`, which libcurl connects to; nil for another scheme.
+        static func curlURL(for url: URL) -> URL? {
+            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+                let scheme = components.scheme?.lowercased(), components.host?.isEmpty == false
+            else {
+                return nil
+            }
+            switch scheme {
+            case "ws", "http":
+                components.scheme = "http"
+            case "wss", "https":
+                components.scheme = "https"
+            default:
+                return nil
+            }
+            return components.url
+        }
+
+        /// ``FetchError/transport(_:request:)`` with `code` and a message naming the request.
+        static func transportError(_ code: URLError.Code, _ message: String, request: any Request) -> any Error {
+            let text = "WebSocket handshake with GET \(request.url.absoluteString): \(message)"
+            return FetchError.transport(
+                URLError(code, userInfo: [NSLocalizedDescriptionKey: text, NSURLErrorFailingURLErrorKey: request.url]),
+                request: request)
+        }
+    }
+#endif
