@@ -1,15 +1,20 @@
 import Foundation
 
-/// `Server/websockets_server.py`: the Python `websockets` package as an independent, strict RFC 6455 peer on
-/// loopback, started once for the test process.
+/// An independent RFC 6455 implementation in Python serving Fetch's WebSocket tests on loopback, started once per
+/// test process: `Server/websockets_server.py` (the `websockets` package, strict) or `Server/autobahn_server.py`
+/// (Autobahn|Python on asyncio, whose test suite is the reference for WebSocket conformance).
 ///
-/// The package is not in Python's standard library: `.ci/run` installs it, and when it is still missing this
-/// installs it with pip into `.build/python-websockets` (the test setup the issue asks for), so that `swift test`
-/// works on a fresh machine that reaches PyPI; without one it fails with a message saying so.
+/// Neither package is in Python's standard library: `.ci/run` installs both, and when one is still missing this
+/// installs it with pip into `.build/python-<package>` (the test setup), so that `swift test` works on a fresh
+/// machine that reaches PyPI; without one it fails with a message saying how to install it.
 struct WebSocketsServer: Sendable {
-    static let shared = Result { try WebSocketsServer() }
+    /// The `websockets` peer, with every scenario of its script.
+    static let shared = Result { try WebSocketsServer(script: "websockets_server.py", package: "websockets") }
 
-    /// The running server, or the error that kept it from starting.
+    /// The Autobahn peer: `/echo`, `/close/<code>` and `/fragments`.
+    static let autobahn = Result { try WebSocketsServer(script: "autobahn_server.py", package: "autobahn") }
+
+    /// The running `websockets` peer, or the error that kept it from starting.
     static func running() throws -> WebSocketsServer {
         try shared.get()
     }
@@ -23,26 +28,26 @@ struct WebSocketsServer: Sendable {
         URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")!
     }
 
-    private init() throws {
-        process = try PythonServerProcess(script: "websockets_server.py", pythonPath: try Self.packagePath())
+    private init(script: String, package: String) throws {
+        process = try PythonServerProcess(script: script, pythonPath: try Self.path(installing: package))
     }
 
-    /// The directory to put on `PYTHONPATH` for `websockets`, or `nil` when Python finds it already.
-    private static func packagePath() throws -> String? {
-        if try python(["-c", "import websockets"]) == 0 {
+    /// The directory to put on `PYTHONPATH` for `package`, or `nil` when Python finds it already.
+    private static func path(installing package: String) throws -> String? {
+        if try python(["-c", "import \(package)"]) == 0 {
             return nil
         }
         let target = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-            .appendingPathComponent(".build/python-websockets").path
-        if try python(["-c", "import sys; sys.path.insert(0, '\(target)'); import websockets"]) == 0 {
+            .appendingPathComponent(".build/python-\(package)").path
+        if try python(["-c", "import sys; sys.path.insert(0, '\(target)'); import \(package)"]) == 0 {
             return target
         }
-        guard try python(["-m", "pip", "install", "--quiet", "--target", target, "websockets"]) == 0 else {
+        guard try python(["-m", "pip", "install", "--quiet", "--target", target, package]) == 0 else {
             throw TestServerError(
-                "the WebSocket tests need the Python package websockets, and `python3 -m pip install --target"
-                    + " \(target) websockets` failed: install it with `python3 -m pip install websockets`")
+                "the WebSocket tests need the Python package \(package), and `python3 -m pip install --target"
+                    + " \(target) \(package)` failed: install it with `python3 -m pip install \(package)`")
         }
         return target
     }

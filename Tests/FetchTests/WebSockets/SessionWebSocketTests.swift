@@ -217,3 +217,57 @@ import Testing
         #expect(open == 0, "connections left open on the server")
     }
 }
+
+/// The same client against a second independent implementation, Autobahn|Python: echoes at the length boundaries, a
+/// fragmented message with a ping between its frames, and close codes, on each transport.
+@Suite struct AutobahnPeerTests {
+    let server: WebSocketsServer
+
+    init() throws {
+        server = try WebSocketsServer.autobahn.get()
+    }
+
+    private func open(_ path: String, on transport: SessionTransport) async throws -> WebSocket {
+        try await makeSession(transport).webSocket(SessionWebSocketTests.Socket(url: server.url(path)))
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func echoesAtEveryLengthBoundary(on transport: SessionTransport) async throws {
+        let socket = try await open("/echo", on: transport)
+        var iterator = socket.makeAsyncIterator()
+        for length in [0, 125, 126, 65535, 65536] {
+            let text = String(repeating: "z", count: length)
+            try await socket.send(text)
+            #expect(try await iterator.next() == .text(text), "text of \(length) bytes")
+            try await socket.send(Data(text.utf8))
+            #expect(try await iterator.next() == .binary(Data(text.utf8)), "binary of \(length) bytes")
+        }
+        socket.close()
+        #expect(try await iterator.next() == nil)
+        #expect(socket.closeCode == 1000)
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aFragmentedMessageWithAPingBetweenItsFramesArrivesWhole(on transport: SessionTransport) async throws {
+        let socket = try await open("/fragments", on: transport)
+        var messages: [WebSocketMessage] = []
+        for try await message in socket {
+            messages.append(message)
+        }
+        #expect(messages == [.text("Hello, fragmented world")])
+        #expect(socket.closeCode == 1000)
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aCloseCodeOfTheApplicationsOwnIsThrownWithItsReason(on transport: SessionTransport) async throws {
+        let socket = try await open("/close/4001", on: transport)
+        await #expect {
+            for try await _ in socket {}
+        } throws: { error in
+            guard case .webSocketClosed(4001, let reason, _) = error as? FetchError else {
+                return false
+            }
+            return reason.contains("bye")
+        }
+    }
+}
