@@ -152,7 +152,10 @@ final class PythonWebSocketClient {
 #if !canImport(FoundationNetworking)
     /// What an app on Apple platforms writes by hand: a `URLSessionWebSocketTask`, its `async` `send(_:)` and
     /// `receive()` in a loop. (Not compiled on Linux, where corelibs' task needs a libcurl with WebSocket support.)
-    struct URLSessionWebSocketSide {
+    ///
+    /// `@unchecked Sendable`: no mutable state; `URLSessionWebSocketTask` is thread-safe (Fetch's own Apple channel
+    /// relies on the same), whether or not the SDK at hand declares it `Sendable`.
+    final class URLSessionWebSocketSide: @unchecked Sendable {
         let task: URLSessionWebSocketTask
 
         /// Starts a task on `url` in `session`.
@@ -164,21 +167,20 @@ final class PythonWebSocketClient {
 
         /// The batch of `loop` with `size`-byte text messages.
         func batch(_ loop: WebSocketLoop, size: Int) -> WebSocketBatch {
-            let task = task
             let text = String(repeating: "x", count: size)
-            return { count in
+            return { [self] count in
                 blocking { () -> UInt64? in
                     let start = now()
                     do {
                         if loop == .echo {
                             for _ in 0..<count {
-                                try await task.send(.string(text))
-                                _ = try await task.receive()
+                                try await self.task.send(.string(text))
+                                _ = try await self.task.receive()
                             }
                         } else {
-                            try await task.send(.string(String(count)))
+                            try await self.task.send(.string(String(count)))
                             for _ in 0..<count {
-                                _ = try await task.receive()
+                                _ = try await self.task.receive()
                             }
                         }
                     } catch {

@@ -131,13 +131,26 @@ struct SocketReader {
         return true
     }
 
-    /// The next `count` bytes; `nil` when the connection ends first.
-    mutating func read(_ count: Int) -> ArraySlice<UInt8>? {
+    /// The next `count` bytes, copied (an `ArraySlice` of the buffer would make the next refill copy all of it);
+    /// `nil` when the connection ends first.
+    mutating func read(_ count: Int) -> [UInt8]? {
         guard fill(count) else {
             return nil
         }
         defer { start += count }
-        return buffer[start..<(start + count)]
+        return Array(buffer[start..<(start + count)])
+    }
+
+    /// Hands the next `count` bytes (at most the buffer's capacity) to `body` in place; `false` when the connection
+    /// ends first.
+    mutating func consume(_ count: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        guard fill(count) else {
+            return false
+        }
+        let from = start
+        buffer.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[from..<(from + count)])) }
+        start += count
+        return true
     }
 
     /// Skips `count` bytes, without holding more than the buffer at a time; `false` when the connection ends first.
@@ -182,10 +195,10 @@ struct SocketReader {
         guard let first = read(2) else {
             return nil
         }
-        let isFinal = first[first.startIndex] & 0x80 != 0
-        let opcode = first[first.startIndex] & 0x0F
-        let isMasked = first[first.startIndex + 1] & 0x80 != 0
-        var length = Int(first[first.startIndex + 1] & 0x7F)
+        let isFinal = first[0] & 0x80 != 0
+        let opcode = first[0] & 0x0F
+        let isMasked = first[1] & 0x80 != 0
+        var length = Int(first[1] & 0x7F)
         if length >= 126 {
             guard let extended = read(length == 126 ? 2 : 8) else {
                 return nil
@@ -208,7 +221,7 @@ struct SocketReader {
             guard let key = read(4) else {
                 return nil
             }
-            mask = Array(key)
+            mask = key
         }
         return WebSocketFraming.Head(isFinal: isFinal, opcode: opcode, mask: mask, length: length)
     }

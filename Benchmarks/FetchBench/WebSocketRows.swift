@@ -37,7 +37,7 @@ extension FetchBench {
         for loop in [WebSocketLoop.echo, .flood] {
             for size in [32, 16 * 1024] {
                 let url = server.url(loop.path(size: size))
-                let count = batchSize(loop, size: size, options: options)
+                let count = batchSize(loop, size: size)
                 let label = "\(loop.rawValue), \(size < 1024 ? "\(size) B" : "\(size / 1024) KiB") text (msg/s)"
                 let wire: WebSocketWireLoop
                 do {
@@ -118,18 +118,21 @@ extension FetchBench {
             into: &table, measure, options: options, count: count, wire, otherBatch, target: nil, isControl: true)
     }
 
-    /// Messages per batch: round trips cost a wake-up each way, a flood only the bytes.
-    static func batchSize(_ loop: WebSocketLoop, size: Int, options: Options) -> Int {
-        switch (loop, options.quick) {
-        case (.echo, true): 50
-        case (.echo, false): 200
-        case (.flood, true): 400
-        case (.flood, false): size < 1024 ? 4_000 : 1_000
+    /// Messages per batch: short batches, so that a burst of load from elsewhere on the machine lands on both sides
+    /// (batches of 200 round trips left the control row at 0.27x on a loaded machine); a flood is long enough to
+    /// fill the socket buffers several times.
+    static func batchSize(_ loop: WebSocketLoop, size: Int) -> Int {
+        switch loop {
+        case .echo: 10
+        case .flood: size < 1024 ? 400 : 100
         }
     }
 
-    /// One row: `a` against `b`, alternating batches of `count` messages (A B B A, two turns each per round), a
-    /// warm-up batch of each first; a row that says so when a side failed.
+    /// Batches of each side per round.
+    static let turnsPerSide = 10
+
+    /// One row: `a` against `b`, alternating batches of `count` messages (A B B A …, ``turnsPerSide`` each per
+    /// round), a warm-up batch of each first; a row that says so when a side failed.
     static func webSocketRow(
         into table: inout Table,
         _ measure: String,
@@ -140,14 +143,14 @@ extension FetchBench {
         target: Table.Target?,
         isControl: Bool = false
     ) {
-        guard a(count) != nil, b(count) != nil else {
+        guard a(count * turnsPerSide) != nil, b(count * turnsPerSide) != nil else {
             table.value(measure, "failed (see above)")
             return
         }
         var failed = false
         let comparison = paired(rounds: options.rounds) {
             var times = (a: UInt64(0), b: UInt64(0))
-            for index in 0..<4 where !failed {
+            for index in 0..<(2 * turnsPerSide) where !failed {
                 let isA = Alternation.isFirst(index)
                 guard let elapsed = (isA ? a : b)(count) else {
                     failed = true
@@ -159,7 +162,7 @@ extension FetchBench {
                     times.b += elapsed
                 }
             }
-            let messages = Double(2 * count)
+            let messages = Double(turnsPerSide * count)
             return (messages / (Double(max(times.a, 1)) / 1e9), messages / (Double(max(times.b, 1)) / 1e9))
         }
         guard !failed else {

@@ -162,22 +162,23 @@ final class WebSocketServer: @unchecked Sendable {
         var copied = 0
         while copied < frame.length {
             let step = min(frame.length - copied, 64 * 1024)
-            guard let bytes = reader.read(step) else {
-                return nil
+            let at = offset + copied
+            let maskPhase = copied % 4
+            let consumed = buffer.withUnsafeMutableBufferPointer { target in
+                reader.consume(step) { bytes in
+                    if let mask = frame.mask {
+                        for index in 0..<bytes.count {
+                            target[at + index] = bytes[index] ^ mask[(maskPhase + index) & 3]
+                        }
+                    } else {
+                        for index in 0..<bytes.count {
+                            target[at + index] = bytes[index]
+                        }
+                    }
+                }
             }
-            var index = offset + copied
-            if let mask = frame.mask {
-                var maskIndex = copied % 4
-                for byte in bytes {
-                    buffer[index] = byte ^ mask[maskIndex]
-                    maskIndex = (maskIndex + 1) & 3
-                    index += 1
-                }
-            } else {
-                for byte in bytes {
-                    buffer[index] = byte
-                    index += 1
-                }
+            guard consumed else {
+                return nil
             }
             copied += step
         }
