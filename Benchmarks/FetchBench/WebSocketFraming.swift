@@ -131,6 +131,11 @@ struct SocketReader {
         return true
     }
 
+    /// Whether bytes are buffered that have not been read yet.
+    var hasBuffered: Bool {
+        end > start
+    }
+
     /// The next `count` bytes, copied (an `ArraySlice` of the buffer would make the next refill copy all of it);
     /// `nil` when the connection ends first.
     mutating func read(_ count: Int) -> [UInt8]? {
