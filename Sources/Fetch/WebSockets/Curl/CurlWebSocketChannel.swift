@@ -6,7 +6,9 @@
     ///
     /// Releasing the channel drops its connection (without a closing handshake) and frees it.
     final class CurlWebSocketChannel: WebSocketChannel {
+        /// The loop that owns the connection.
         private let loop: CurlWebSocketLoop
+        /// The connection's key in the loop.
         private let identifier: UInt64
 
         /// Hands `handover` to `loop`, which owns it from now on.

@@ -14,10 +14,15 @@
     final class CurlWebSocketConnection {
         /// What a channel asks of its connection.
         enum Command: Sendable {
+            /// ``WebSocketChannel/receive(_:)``.
             case receive(@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)
+            /// ``WebSocketChannel/send(_:_:)``.
             case send(WebSocketMessage, @Sendable ((any Error)?) -> Void)
+            /// ``WebSocketChannel/ping(_:)``.
             case ping(@Sendable ((any Error)?) -> Void)
+            /// ``WebSocketChannel/close(code:reason:)``.
             case close(code: Int, reason: String)
+            /// ``WebSocketChannel/cancel()``.
             case cancel
         }
 
@@ -25,11 +30,13 @@
         private enum Outcome {
             /// The closing handshake is done (or gave up waiting): the code and reason to report.
             case closed(code: Int?, reason: String)
+            /// A violation, a drop, a network failure or a cancellation: the error every waiter gets.
             case failed(any Error)
         }
 
         /// Where the connection is in its life.
         private enum Phase {
+            /// Messages go both ways.
             case open
             /// The client's close frame is queued or sent; waiting (until `deadline`) for the server's.
             case closing(code: Int, reason: String, deadline: ContinuousClock.Instant)
@@ -44,19 +51,26 @@
         /// The most bytes read from libcurl at once.
         static let readChunkSize = 64 * 1024
 
+        /// The handshake request, which every error names.
         let request: any Request
         /// The connected socket, for poll(2).
         let socket: Int32
+        /// The connected handle; nil once freed (which closed the socket).
         private var easy: CurlEasy?
+        /// The server's frames, as they arrive.
         private var decoder: WebSocketFrameDecoder
+        /// Where the connection is in its life.
         private var phase = Phase.open
+        /// How it ended, once it has.
         private var outcome: Outcome?
 
+        /// The receive waiting for the next message: at most one.
         private var receiver: (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)?
         /// A decoded message that no receive has taken yet: at most one.
         private var waitingMessage: WebSocketMessage?
         /// Pings sent and not yet answered, oldest first, by payload.
         private var pings: [(payload: Data, completion: @Sendable ((any Error)?) -> Void)] = []
+        /// The pings sent so far: the next one's payload.
         private var pingCount: UInt64 = 0
 
         /// Frames to write, oldest first, each with the completion of its send (none for control frames).
@@ -69,6 +83,7 @@
         /// decrypted bytes that poll(2) does not announce), or the handshake left some in the decoder.
         private var mayHaveUnreadBytes = true
 
+        /// Where libcurl reads into, reused from read to read.
         private let readBuffer: UnsafeMutableRawBufferPointer
 
         init(_ handover: CurlWebSocketHandover) {
@@ -171,6 +186,7 @@
 
         // MARK: - Commands
 
+        /// Hands over the waiting message or the outcome, or waits for the next message.
         private func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
             if let message = waitingMessage {
                 waitingMessage = nil
@@ -182,6 +198,7 @@
             }
         }
 
+        /// Queues `message` as one masked frame, unless the connection is closing or over.
         private func send(_ message: WebSocketMessage, _ completion: @escaping @Sendable ((any Error)?) -> Void) {
             guard let refusal = refusalToSend else {
                 let opcode: WebSocketOpcode
@@ -197,6 +214,7 @@
             completion(refusal)
         }
 
+        /// Queues a ping with a payload of its own, which its pong completes.
         private func ping(_ completion: @escaping @Sendable ((any Error)?) -> Void) {
             if let refusal = refusalToSend {
                 completion(refusal)
@@ -208,6 +226,7 @@
             queue(.ping, payload: payload, completion: nil)
         }
 
+        /// Starts the closing handshake: the close frame goes out, and reading goes on for the server's.
         private func close(code: Int, reason: String) {
             guard case .open = phase, outcome == nil else {
                 return  // closing already, or over
@@ -228,6 +247,7 @@
             return nil
         }
 
+        /// Adds a frame masked with a fresh key to the outbox.
         private func queue(
             _ opcode: WebSocketOpcode, payload: Data, completion: (@Sendable ((any Error)?) -> Void)?
         ) {
@@ -344,6 +364,7 @@
             }
         }
 
+        /// Hands `message` to the waiting receive, or keeps it for the next one.
         private func deliver(_ message: WebSocketMessage) {
             if let receiver {
                 self.receiver = nil
@@ -368,6 +389,7 @@
 
         // MARK: - Ending
 
+        /// The server's close frame: echoed with its code while open; the end of the handshake while closing.
         private func serverClosed(code: Int?, reason: String) {
             if case .closing = phase {
                 finish(.closed(code: code, reason: reason))
@@ -380,16 +402,20 @@
             finish(.closed(code: code, reason: reason))
         }
 
+        /// The server broke RFC 6455: close with the violation's code, and fail with it.
         private func violated(_ violation: WebSocketViolation) {
-            queue(
-                .close,
-                payload: WebSocketFrameEncoder.closePayload(code: violation.closeCode, reason: violation.reason),
-                completion: nil)
+            if case .open = phase {  // while closing, the client's close frame has gone already: one is all it sends
+                queue(
+                    .close,
+                    payload: WebSocketFrameEncoder.closePayload(code: violation.closeCode, reason: violation.reason),
+                    completion: nil)
+            }
             finish(
                 .failed(
                     FetchError.webSocketClosed(code: violation.closeCode, reason: violation.reason, request: request)))
         }
 
+        /// The end of the connection: a drop (1006) while open; the end of the handshake while closing.
         private func serverClosedTheConnection() {
             if case .closing(let code, let reason, _) = phase {
                 finish(.closed(code: code, reason: reason))
@@ -400,6 +426,7 @@
             end()
         }
 
+        /// libcurl failed to send or receive: the connection ends with its error.
         private func fail(_ code: Int32, doing action: String) {
             let detail = "\(action) on the WebSocket: \(easy?.errorMessage ?? "no detail from libcurl")"
             let error = CurlFailure.error(for: code, detail: detail, url: request.url)
@@ -429,6 +456,7 @@
             }
         }
 
+        /// Fails every ping still waiting for its pong.
         private func failPings(with error: any Error) {
             let waiting = pings
             pings.removeAll()

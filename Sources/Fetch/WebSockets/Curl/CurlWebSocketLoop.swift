@@ -8,9 +8,13 @@
     /// `@unchecked Sendable`: the easy handle changes hands once, and the connecting thread never touches it after
     /// handing it over.
     struct CurlWebSocketHandover: @unchecked Sendable {
+        /// The handshake request.
         let request: any Request
+        /// The connected `CURLOPT_CONNECT_ONLY` handle.
         let easy: CurlEasy
+        /// Its socket (`CURLINFO_ACTIVESOCKET`).
         let socket: Int32
+        /// The largest message the channel accepts.
         let maximumMessageSize: Int
         /// The bytes that arrived after the response head: the start of the first frames.
         let bytesAfterHead: Data
@@ -24,15 +28,21 @@
         /// The loop every libcurl WebSocket shares, or why it could not start.
         static let shared = Result { try CurlWebSocketLoop() }
 
+        /// What other threads ask of the loop.
         private enum Work {
+            /// Take over a handshaken connection.
             case adopt(UInt64, CurlWebSocketHandover)
+            /// Run a channel's command.
             case run(UInt64, CurlWebSocketConnection.Command)
+            /// Drop and forget the connection of a released channel.
             case release(UInt64)
         }
 
         /// Wakes the thread from poll(2) for new work.
         private let wakeup: WakeupPipe
+        /// The work submitted and not yet done.
         private let inbox = Locked<[Work]>([])
+        /// The last identifier handed out.
         private let nextIdentifier = Locked<UInt64>(0)
         /// The open (and ended but not yet released) connections, by their channel's identifier. Loop thread only.
         private var connections: [UInt64: CurlWebSocketConnection] = [:]
@@ -67,6 +77,7 @@
             submit(.release(identifier))
         }
 
+        /// Queues `work` and wakes the thread.
         private func submit(_ work: Work) {
             inbox.withLock { $0.append(work) }
             wakeup.signal()
@@ -74,6 +85,7 @@
 
         // MARK: - The loop's thread
 
+        /// The thread's body: run the work, poll the sockets, serve what is ready, end what is due. Forever.
         private func run() {
             var descriptors: [pollfd] = []
             var polled: [CurlWebSocketConnection] = []
@@ -110,6 +122,7 @@
             }
         }
 
+        /// Runs the work submitted since the last turn.
         private func drainInbox() {
             wakeup.drain()
             let work = inbox.withLock { work in
@@ -134,6 +147,7 @@
             }
         }
 
+        /// Answers a command for a connection the loop does not know.
         private static func refuse(_ command: CurlWebSocketConnection.Command) {
             let error = FetchError.cancelled()
             switch command {

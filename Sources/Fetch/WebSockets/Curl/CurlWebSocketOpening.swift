@@ -13,6 +13,7 @@
     ///
     /// `Sendable`: its state is behind `state`'s lock.
     final class CurlWebSocketOpening: Cancellable, Sendable {
+        /// The opening's mutable state, behind `state`'s lock.
         private struct State {
             var completion: (@Sendable (Result<Response, any Error>) -> Void)?
             var isCancelled = false
@@ -22,12 +23,17 @@
 
         /// Why the opening thread stopped early.
         private enum Stop: Error {
+            /// ``cancel()`` was called (and completed the opening).
             case cancelled
+            /// The request's timeout passed.
             case timedOut
+            /// The error to complete with.
             case failed(any Error)
         }
 
+        /// The handshake request, which every error names.
         private let request: any Request
+        /// The completion, the cancellation and the wakeup pipe.
         private let state: Locked<State>
 
         private init(request: any Request, completion: @escaping @Sendable (Result<Response, any Error>) -> Void) {
@@ -89,6 +95,7 @@
             completion?(.failure(FetchError.cancelled(request: request)))
         }
 
+        /// Whether ``cancel()`` was called.
         private var isCancelled: Bool {
             state.withLock { $0.isCancelled }
         }
@@ -106,6 +113,7 @@
 
         // MARK: - The opening thread
 
+        /// The opening thread's body: connect, handshake, and hand over or answer.
         private func run(
             _ urlRequest: URLRequest, options: CurlTransport.Options, maximumMessageSize: Int, loop: CurlWebSocketLoop
         ) {
@@ -294,6 +302,7 @@
             }
         }
 
+        /// Reads until the response head is complete (at most 64 KiB).
         private func readHead(easy: CurlEasy, socket: Int32, deadline: ContinuousClock.Instant) throws(Stop)
             -> WebSocketHandshakeReply
         {
@@ -364,6 +373,7 @@
             }
         }
 
+        /// The error for libcurl's `code` while doing `action`, naming the request.
         private func failure(_ code: Int32, _ easy: CurlEasy, doing action: String) -> any Error {
             let detail = "\(action): \(easy.errorMessage ?? "no detail from libcurl")"
             return CurlTransport.naming(

@@ -7,6 +7,7 @@
     struct WakeupPipe: Sendable {
         /// The end to poll.
         let readEnd: Int32
+        /// The end ``signal()`` writes to.
         private let writeEnd: Int32
 
         /// Opens the pipe.

@@ -13,12 +13,17 @@
 
         /// How the body of a refusal ends.
         enum BodyFraming: Equatable {
+            /// No body: 1xx, 204, 304, or a length of 0.
             case none
+            /// `Content-Length` bytes.
             case length(Int64)
+            /// `Transfer-Encoding: chunked`.
             case chunked
+            /// Until the server closes the connection.
             case untilClose
         }
 
+        /// Reads the head line by line, strictly.
         private var parser = ResponseHeadParser(maximumHeadBytes: Self.maximumHeadBytes)
         /// Bytes received and not yet taken into the head or the body.
         private var pending = Data()

@@ -13,10 +13,13 @@ Scenarios, chosen by the request path (query parameters after `?`):
   /status/<n>           answers <n> with a JSON body (?chunked=1: chunked).
   /bad-accept           answers 101 with a wrong Sec-WebSocket-Accept.
   /silent               reads the handshake and never answers (until the client goes away).
+  /deaf                 completes the handshake, then reads and ignores everything (a close included).
   /raw?hex=             sends the bytes given in hex after the handshake, then reads what the client sends.
-  /report?id=           sends, as one text message of JSON, what the connection opened with ?id=<id> received from
-                        the client at the end: {"close": [code, reason]} or {"close": null} (after waiting up to
-                        5 s for it), and closes.
+  /flood?id=            sends binary messages of 64 KiB, up to 100 MiB, until the client has read nothing for
+                        0.5 s; records the bytes it sent (as [n]).
+  /report?id=           sends, as one text message of JSON, what the connection opened with ?id=<id> recorded:
+                        {"report": [code, reason]} for the client's close ([] for an empty one), {"report": null}
+                        for none (after waiting up to 5 s for it), and closes.
   /count                sends the number of connections open right now (this one excluded) as a text message.
 Every scenario but /report and /count records the client's close frame under its ?id=.
 """
@@ -202,6 +205,9 @@ def serve(conn):
     elif path == "/close":
         conn.sendall(frame(8, close_payload(int(query.get("code", "1000")), query.get("reason", ""))))
         await_close(conn, run_id)
+    elif path == "/deaf":
+        while conn.recv(4096):
+            pass
     elif path == "/drop":
         conn.shutdown(socket.SHUT_RDWR)
     elif path == "/ping":
@@ -212,13 +218,27 @@ def serve(conn):
                 break
         conn.sendall(frame(1, b"pong:" + payload))
         echo(conn, run_id)
+    elif path == "/flood":
+        message = frame(2, b"f" * 65536)
+        sent = 0
+        conn.settimeout(0.5)
+        try:
+            while sent < 100 * 1024 * 1024:
+                sent += conn.send(message[sent % len(message):])
+        except socket.timeout:
+            pass
+        with LOCK:
+            REPORTS[run_id] = [sent]
+            LOCK.notify_all()
+        conn.settimeout(None)
+        await_close(conn, None)
     elif path == "/raw":
         conn.sendall(bytes.fromhex(query.get("hex", "")))
         await_close(conn, run_id)
     elif path == "/report":
         with LOCK:  # the client may still be closing the connection it asks about: wait a little for it
             LOCK.wait_for(lambda: run_id in REPORTS, timeout=5)
-            report = {"close": REPORTS.get(run_id)}
+            report = {"report": REPORTS.get(run_id)}
         conn.sendall(frame(1, json.dumps(report).encode()))
         await_close(conn, None)
     elif path == "/count":

@@ -48,6 +48,28 @@
             channel.cancel()
         }
 
+        @Test func aConsumerThatStopsReceivingHoldsTheServerBack() async throws {
+            let transport = try CurlTransport()
+            let id = UUID().uuidString
+            let channel = try await transport.channel(try server.url("/flood?id=\(id)"))
+            #expect(try await channel.receive() == .message(.binary(Data(repeating: 0x66, count: 65536))))
+            // No more receives: the channel keeps one message and libcurl's buffers, and TCP stops the server.
+            let report = try await closeReport(id, from: server, transport: transport)
+            let sent = try #require(
+                report?.first.flatMap { Int($0) }, "the server reported \(String(describing: report))")
+            #expect(sent < 40 << 20, "the server could send \(sent >> 20) MiB of 100 to a client that stopped reading")
+            channel.cancel()
+        }
+
+        @Test func aFragmentedMessageWithAPingBetweenItsFragmentsArrivesWhole() async throws {
+            // Text "foo" without FIN, a ping, the continuation "baz" with FIN, then a binary message.
+            let hex = "0103666f6f" + "890170" + "800362617a" + "820201ff"
+            let channel = try await CurlTransport().channel(try server.url("/raw?hex=\(hex)"))
+            #expect(try await channel.receive() == .message(.text("foobaz")))
+            #expect(try await channel.receive() == .message(.binary(Data([0x01, 0xFF]))))
+            channel.cancel()
+        }
+
         // MARK: - Closing
 
         @Test func theClientsCloseIsAnsweredAndReported() async throws {
@@ -67,6 +89,15 @@
             #expect(try await channel.receive() == .closed(code: 4001, reason: "done"))
             #expect(try await channel.receive() == .closed(code: 4001, reason: "done"))  // and for every later one
             #expect(try await closeReport(id, from: server, transport: transport) == ["4001", ""])
+        }
+
+        @Test func aCloseTheServerNeverAnswersEndsAfterFiveSecondsWithTheCodeSent() async throws {
+            let channel = try await CurlTransport().channel(try server.url("/deaf"))
+            let started = ContinuousClock.now
+            channel.close(code: 4002, reason: "anyone?")
+            #expect(try await channel.receive() == .closed(code: 4002, reason: "anyone?"))
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .seconds(4.9) && waited < .seconds(8), "waited \(waited)")
         }
 
         @Test func aDropWithoutACloseFrameFailsWith1006() async throws {

@@ -78,8 +78,8 @@
         }
     }
 
-    /// What the server's `/report` scenario says the connection opened with `?id=` received at its end: the client's
-    /// close code and reason, `[]` for an empty close, or nil for none.
+    /// What the server's `/report` scenario says the connection opened with `?id=` recorded: the client's close code
+    /// and reason (`[]` for an empty close), the bytes `/flood` sent, or nil for nothing.
     func closeReport(_ id: String, from server: WebSocketTestServer, transport: any WebSocketTransport)
         async throws -> [String]?
     {
@@ -87,7 +87,7 @@
         let text = try await channel.receiveText()
         channel.close(code: 1000, reason: "")
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-        guard let close = object?["close"] as? [Any] else {
+        guard let close = object?["report"] as? [Any] else {
             return nil
         }
         return close.map { "\($0)" }
