@@ -26,8 +26,13 @@ let package = Package(
             dependencies: [
                 "Fetch", "FetchTesting", .target(name: "CFetchCurl", condition: .when(platforms: [.linux])),
             ],
-            path: "Benchmarks/FetchBench"
+            path: "Benchmarks/FetchBench",
+            // The Python `websockets` reference client of the WebSocket rows, run as a child process.
+            exclude: ["websocket_client.py"]
         ),
+        // fetch-bench's own WebSocket server, wire loop and Python reference client (@testable import of the
+        // executable target, as FetchExampleTests does).
+        .testTarget(name: "FetchBenchTests", dependencies: ["FetchBench"]),
         // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and
         // reproducers.
         .target(name: "FetchFuzzing", dependencies: ["Fetch"], path: "Fuzz/Properties"),

@@ -63,6 +63,9 @@ struct FetchBench {
                 curlRows(into: &table, options: options, server: server)
             }
         #endif
+        if options.runs("websocket") {
+            webSocketRows(into: &table, options: options)
+        }
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.
