@@ -23,9 +23,9 @@ import Foundation
 /// sequence goes on; a send made meanwhile waits for it.
 ///
 /// Cancelling the task that iterates, or letting go of the connection, closes it with 1001 (going away). Pings from
-/// the server are answered at once. Fetch reads from the network only while the sequence is being iterated (or a
-/// ``ping()`` waits for its pong), and holds at most one message at a time, so a consumer that falls behind holds
-/// the server back instead of filling memory.
+/// the server are answered at once. Fetch reads ahead of the iteration only a little (over libcurl, at most 16
+/// messages or 256 KiB beyond one message; `URLSessionWebSocketTask` keeps its own small buffer), so a consumer that
+/// falls behind holds the server back instead of filling memory.
 public final class WebSocket: AsyncSequence, Sendable {
     /// The server's messages.
     public typealias Element = WebSocketMessage

@@ -4,8 +4,8 @@ import Foundation
 /// framing, the masking, the answers to the server's pings and the closing handshake done underneath.
 ///
 /// Over libcurl (Linux) Fetch frames the bytes itself; over `URLSessionWebSocketTask` (Apple platforms) Foundation
-/// does; FetchTesting's double plays a script. A channel reads from the network only while a receive or a ping is
-/// waiting, so a consumer that falls behind holds back the server instead of filling memory.
+/// does; FetchTesting's double plays a script. A channel reads ahead of its receives only within a small bound, so
+/// a consumer that falls behind holds back the server instead of filling memory.
 ///
 /// Every completion is called exactly once, on any thread. A channel that is released without being closed drops
 /// its connection.

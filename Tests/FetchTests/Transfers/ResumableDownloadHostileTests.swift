@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func thePartialFileAndItsRecordAreOwnerOnly() async throws {
-        let (_, url) = server.resource("size=\(2 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
+        let (_, url) = server.resource("size=\(2 << 20)&stall_at=\(1 << 20)&stall_ms=300000")
         let destination = directory.url.appending(path: "private.bin")
         // The partial file is made before the download returns; its record once the response has arrived.
         let call = PermissiveUmask.around {

@@ -37,10 +37,10 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
         directory = try TemporaryDirectory("fetch-transfers")
     }
 
-    /// A body whose first MiB comes at once and the rest 30 s later: long enough for a test to cancel it midway
-    /// even when the whole suite keeps Swift's concurrency pool busy for seconds.
+    /// A body whose first MiB comes at once and the rest 5 minutes later: long enough for a test to cancel it midway
+    /// even when the whole suite keeps Swift's concurrency pool busy (on a loaded 2-core machine, 30 s once was not).
     static func stalling(_ server: TestServer) -> URL {
-        server.url("/resume/\(UUID().uuidString)?size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=30000")
+        server.url("/resume/\(UUID().uuidString)?size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=300000")
     }
 
     static func isIncreasing(_ values: [TransferProgress]) -> Bool {

@@ -57,6 +57,25 @@ import Testing
         #expect(try await iterator.next() == nil)
     }
 
+    /// A flood read as fast as it comes: the read-ahead fills and frees room while the loop decodes (a race that
+    /// once left whole messages in the decoder with nothing to wake it).
+    @Test(.timeLimit(.minutes(1)), arguments: SessionTransport.allCases)
+    func aFloodArrivesWholeAndInOrder(on transport: SessionTransport) async throws {
+        for _ in 0..<3 {
+            let socket = try await open("/flood/3000", on: transport)
+            var received = 0
+            for try await message in socket {
+                guard message == .text(String(received)) else {
+                    Issue.record("message \(received) was \(message)")
+                    return
+                }
+                received += 1
+            }
+            #expect(received == 3000)
+            #expect(socket.closeCode == 1000)
+        }
+    }
+
     @Test(arguments: SessionTransport.allCases)
     func anEncodableGoesAsJSONTextAndDecodes(on transport: SessionTransport) async throws {
         let socket = try await open("/echo", on: transport)

@@ -112,6 +112,18 @@
             #expect(played.socket.closeCode == 1000)
         }
 
+        /// A burst of small messages that arrive in one read: the read-ahead fills and frees room while the loop
+        /// decodes, and every message must still come out (a race once left them in the decoder, unread).
+        @Test(.timeLimit(.minutes(1)), arguments: SessionTransport.allCases)
+        func aBurstOfMessagesInOneReadAllArrive(on transport: SessionTransport) async throws {
+            let burst = (0..<400).map { Self.text(String($0 % 10)) }.joined() + Self.close(1000)
+            for _ in 0..<5 {
+                let played = try await play(burst, on: transport)
+                #expect(played.end == nil)
+                #expect(played.messages == (0..<400).map { .text(String($0 % 10)) })
+            }
+        }
+
         @Test(arguments: SessionTransport.allCases)
         func aFragmentedMessageWithPingsBetweenItsFramesArrivesWhole(on transport: SessionTransport) async throws {
             let hex =

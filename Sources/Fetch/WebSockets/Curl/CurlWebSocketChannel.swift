@@ -10,10 +10,13 @@
         private let loop: CurlWebSocketLoop
         /// The connection's key in the loop.
         private let identifier: UInt64
+        /// The messages the loop read ahead, which a receive takes without going through the loop.
+        private let readAhead: CurlWebSocketReadAhead
 
         /// Hands `handover` to `loop`, which owns it from now on.
         init(_ handover: CurlWebSocketHandover, loop: CurlWebSocketLoop) {
             self.loop = loop
+            readAhead = handover.readAhead
             identifier = loop.makeIdentifier()
             loop.adopt(handover, as: identifier)
         }
@@ -24,9 +27,16 @@
 
         // MARK: - WebSocketChannel
 
-        /// Asks the loop for the next message (see ``WebSocketChannel/receive(_:)``).
+        /// Takes the next message read ahead, or asks the loop for it (see ``WebSocketChannel/receive(_:)``).
         func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
-            loop.run(.receive(completion), on: identifier)
+            guard let (message, freedRoom) = readAhead.take() else {
+                loop.run(.receive(completion), on: identifier)
+                return
+            }
+            if freedRoom {
+                loop.run(.resume, on: identifier)
+            }
+            completion(.success(.message(message)))
         }
 
         /// Queues `message` as one masked frame (see ``WebSocketChannel/send(_:_:)``).

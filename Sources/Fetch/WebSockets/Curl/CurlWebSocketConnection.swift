@@ -8,9 +8,10 @@
     /// Confined to ``CurlWebSocketLoop``'s thread: the loop creates it from a ``CurlWebSocketHandover``, runs every
     /// ``Command`` on it and polls its socket; nothing else touches it or its easy handle.
     ///
-    /// Reads happen only while a receive, a ping or the closing handshake waits, and stop at one decoded message that
-    /// no receive has taken yet: the decoder then holds at most one message (``maximumMessageSize``) and one read's
-    /// worth of bytes, and a consumer that falls behind holds the server back through TCP.
+    /// Reads happen while a receive, a ping or the closing handshake waits, or while the channel's
+    /// ``CurlWebSocketReadAhead`` has room; then they stop: the decoder holds at most one message
+    /// (``maximumMessageSize``) and one read's worth of bytes, the read-ahead its bound, and a consumer that falls
+    /// behind holds the server back through TCP.
     final class CurlWebSocketConnection {
         /// What a channel asks of its connection.
         enum Command: Sendable {
@@ -24,6 +25,8 @@
             case close(code: Int, reason: String)
             /// ``WebSocketChannel/cancel()``.
             case cancel
+            /// The channel took a message from a full read-ahead: read again.
+            case resume
         }
 
         /// How a connection ended, which every later call is answered with.
@@ -66,8 +69,8 @@
 
         /// The receive waiting for the next message: at most one.
         private var receiver: (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)?
-        /// A decoded message that no receive has taken yet: at most one.
-        private var waitingMessage: WebSocketMessage?
+        /// The decoded messages that no receive has taken yet, shared with the channel.
+        private let readAhead: CurlWebSocketReadAhead
         /// Pings sent and not yet answered, oldest first, by payload.
         private var pings: [(payload: Data, completion: @Sendable ((any Error)?) -> Void)] = []
         /// The pings sent so far: the next one's payload.
@@ -82,6 +85,9 @@
         /// Whether libcurl may hold bytes not read yet: the last read stopped before `CURLE_AGAIN` (TLS can hold
         /// decrypted bytes that poll(2) does not announce), or the handshake left some in the decoder.
         private var mayHaveUnreadBytes = true
+        /// Whether the decoder may hold whole messages not handed on yet: decoding stopped because the read-ahead
+        /// was full, and a receive that frees room must decode them even if no byte arrives.
+        private var decoderMayHoldMessages = false
 
         /// Where libcurl reads into, reused from read to read.
         private let readBuffer: UnsafeMutableRawBufferPointer
@@ -92,6 +98,7 @@
             socket = handover.socket
             decoder = WebSocketFrameDecoder(maximumMessageSize: handover.maximumMessageSize)
             decoder.append(handover.bytesAfterHead)
+            readAhead = handover.readAhead
             readBuffer = .allocate(byteCount: Self.readChunkSize, alignment: 1)
         }
 
@@ -148,6 +155,8 @@
                 close(code: code, reason: reason)
             case .cancel:
                 finish(.failed(FetchError.cancelled(request: request)))
+            case .resume:
+                break  // makeProgress reads, now that there is room
             }
             makeProgress()
         }
@@ -188,8 +197,7 @@
 
         /// Hands over the waiting message or the outcome, or waits for the next message.
         private func receive(_ completion: @escaping @Sendable (Result<WebSocketChannelEvent, any Error>) -> Void) {
-            if let message = waitingMessage {
-                waitingMessage = nil
+            if let (message, _) = readAhead.take() {
                 completion(.success(.message(message)))
             } else if let outcome {
                 completion(Self.event(for: outcome, request: request))
@@ -258,15 +266,14 @@
 
         // MARK: - Reading and writing
 
-        /// Whether a receive, a ping or the closing handshake waits for the server, and nothing decoded waits for
-        /// a receive.
+        /// Whether a receive, a ping or the closing handshake waits for the server, or the read-ahead has room.
         private var wantsToRead: Bool {
             guard easy != nil else {
                 return false
             }
             switch phase {
             case .open:
-                return waitingMessage == nil && (receiver != nil || !pings.isEmpty)
+                return receiver != nil || !pings.isEmpty || readAhead.hasRoom
             case .closing:
                 return true  // for the server's close frame
             case .finishing, .ended:
@@ -276,7 +283,7 @@
 
         /// Writes what it can, reads what is wanted and there, and ends a connection whose last frame is written.
         private func makeProgress() {
-            if mayHaveUnreadBytes {
+            if mayHaveUnreadBytes || decoderMayHoldMessages {
                 read()
             }
             if !isWriteBlocked {
@@ -315,9 +322,11 @@
         /// Decodes what is buffered and reads more while it is wanted, until libcurl has no more (`CURLE_AGAIN`).
         private func read() {
             while wantsToRead {
-                decodeBuffered()
-                guard wantsToRead, let easy else {
-                    return  // mayHaveUnreadBytes stays set: libcurl was not drained
+                // The read-ahead's room changes on other threads: a decode that stopped for want of it goes round
+                // again while there is room, and only a drained decoder reads more from libcurl.
+                decoderMayHoldMessages = !decodeBuffered()
+                guard !decoderMayHoldMessages, let easy else {
+                    continue  // mayHaveUnreadBytes stays set: libcurl was not drained
                 }
                 var received = 0
                 let code = cfcurl_easy_recv(easy.handle, readBuffer.baseAddress, readBuffer.count, &received)
@@ -338,17 +347,20 @@
         }
 
         /// Hands on every message and control frame the decoder holds, while they are wanted.
-        private func decodeBuffered() {
+        ///
+        /// - Returns: Whether the decoder is drained (or the connection failed); `false` when decoding stopped
+        ///   because nothing more is wanted.
+        private func decodeBuffered() -> Bool {
             while wantsToRead {
                 let inbound: WebSocketInbound?
                 do {
                     inbound = try decoder.next()
                 } catch {
                     violated(error)
-                    return
+                    return true
                 }
                 guard let inbound else {
-                    return
+                    return true
                 }
                 switch inbound {
                 case .message(let message):
@@ -362,15 +374,16 @@
                     serverClosed(code: code, reason: reason)
                 }
             }
+            return false
         }
 
-        /// Hands `message` to the waiting receive, or keeps it for the next one.
+        /// Hands `message` to the waiting receive, or keeps it for a later one.
         private func deliver(_ message: WebSocketMessage) {
             if let receiver {
                 self.receiver = nil
                 receiver(.success(.message(message)))
             } else if case .open = phase {
-                waitingMessage = message  // reading stops until a receive takes it
+                readAhead.append(message)  // reading stops when the read-ahead is full, until a receive takes one
             }
             // While closing, a message that no receive waits for is dropped: the client asked to close.
         }
@@ -442,11 +455,11 @@
             }
             outcome = ending
             if case .failed(FetchError.cancelled) = ending {
-                waitingMessage = nil
+                readAhead.removeAll()
                 end()  // nothing more goes out
                 return
             }
-            if let receiver, waitingMessage == nil {
+            if let receiver, readAhead.isEmpty {
                 self.receiver = nil
                 receiver(Self.event(for: ending, request: request))
             }

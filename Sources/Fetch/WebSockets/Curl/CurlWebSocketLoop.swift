@@ -18,6 +18,8 @@
         let maximumMessageSize: Int
         /// The bytes that arrived after the response head: the start of the first frames.
         let bytesAfterHead: Data
+        /// The messages read ahead of the channel's receives, which the channel takes without the loop.
+        let readAhead = CurlWebSocketReadAhead()
     }
 
     /// The one thread, process-wide and started on first use, that owns every open WebSocket connection over
@@ -77,10 +79,16 @@
             submit(.release(identifier))
         }
 
-        /// Queues `work` and wakes the thread.
+        /// Queues `work`, and wakes the thread unless work already waits for it (it drains the pipe before it takes the
+        /// inbox, so work added in between is taken in the same turn).
         private func submit(_ work: Work) {
-            inbox.withLock { $0.append(work) }
-            wakeup.signal()
+            let wasIdle = inbox.withLock { inbox in
+                inbox.append(work)
+                return inbox.count == 1
+            }
+            if wasIdle {
+                wakeup.signal()
+            }
         }
 
         // MARK: - The loop's thread
@@ -155,7 +163,7 @@
                 completion(.failure(error))
             case .send(_, let completion), .ping(let completion):
                 completion(error)
-            case .close, .cancel:
+            case .close, .cancel, .resume:
                 break
             }
         }

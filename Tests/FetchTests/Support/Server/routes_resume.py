@@ -132,7 +132,7 @@ def resume(exchange, match):
         exchange.send_header(name, value)
     exchange.end_headers()
     stall_at = int(query.get("stall_at", "-1")) if first else -1
-    stall_ms = min(int(query.get("stall_ms", "0")), 60_000)
+    stall_ms = min(int(query.get("stall_ms", "0")), 300_000)
     sent = 0
     for piece in body_range(version, start, size):
         if drop and sent + len(piece) > drop:
