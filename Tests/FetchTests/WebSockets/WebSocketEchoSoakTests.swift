@@ -5,7 +5,7 @@ import Testing
 /// 100,000 messages echoed through one connection in flat memory, on each transport: measured in a process of its
 /// own (``ChildSuiteRun``), since the tests beside it in the full suite allocate too. Heavy: `.ci/run` runs it in its
 /// soak step.
-@Suite struct WebSocketSoakTests {
+@Suite struct WebSocketEchoSoakTests {
     static let childVariable = "FETCH_MEASURE_WEBSOCKET_MEMORY"
 
     struct Echo: Request {
@@ -20,7 +20,7 @@ import Testing
     func aHundredThousandMessagesEchoInFlatMemoryOnEveryTransport() async throws {
         guard ChildSuiteRun.isChild(Self.childVariable) else {
             try await ChildSuiteRun.run(
-                suite: "WebSocketSoakTests", variable: Self.childVariable, timeout: .seconds(600))
+                suite: "WebSocketEchoSoakTests", variable: Self.childVariable, timeout: .seconds(600))
             return
         }
         let server = try WebSocketsServer.running()
