@@ -111,12 +111,23 @@ import Testing
     }
 
     @Test func namesAddedNeedNotRepeatTheDefaultsAndMatchInAnyCase() {
-        let redaction = Redaction(headers: ["X-Session"], queryItems: ["SIG"])
+        let redaction = Redaction(headers: ["X-Session"], queryItems: ["TENANT"])
         #expect(redaction.redactsHeader("x-session") && redaction.redactsHeader("authorization"))
         #expect(redaction.redactsHeader("X-Upstream-Token") && !redaction.redactsHeader("X-Trace"))
-        #expect(redaction.redactsQueryItem("sig") && redaction.redactsQueryItem("ACCESS_TOKEN"))
+        #expect(redaction.redactsQueryItem("tenant") && redaction.redactsQueryItem("ACCESS_TOKEN"))
         #expect(redaction.redactsQueryItem("x-api-key") && !redaction.redactsQueryItem("page"))
-        #expect(Redaction.default.redactsQueryItem("password") && !Redaction.default.redactsQueryItem("sig"))
+        #expect(Redaction.default.redactsQueryItem("password") && !Redaction.default.redactsQueryItem("tenant"))
+    }
+
+    @Test(arguments: ["Api-Key", "X-Session-Id", "X-Amz-Signature", "X-Auth-Token", "X-Passwd", "X-ApiKey"])
+    func theIssue30HeaderNamesAreSecretsByDefault(name: String) {
+        #expect(Redaction.default.redactsHeader(name))
+    }
+
+    @Test(arguments: ["api_key", "key", "X-Amz-Signature", "code", "pwd", "passwd", "sig", "sessionid"])
+    func theIssue30ParameterNamesAreSecretsByDefault(name: String) {
+        #expect(Redaction.default.redactsQueryItem(name))
+        #expect(!Redaction.default.redactsQueryItem("keyboard") && !Redaction.default.redactsQueryItem("zipcode"))
     }
 
     @Test func aRecordedExchangeWithARedactedTokenQueryItemReplaysForTheRealToken() throws {
