@@ -55,20 +55,19 @@ public struct CachingMiddleware: Middleware {
         // A request that cannot be built is not cached: the transport reports why. A stream's body is the caller's.
         guard !context.isStreaming,
             case .success(let sentRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
-            let url = sentRequest.url?.absoluteString
+            let masked = identity.masked(sentRequest)
         else {
             next(request, completion: completion)
             return
         }
         // A private cache keys each response by whose credentials fetched it; a shared one keys by URL alone and
-        // stores a response to credentials only when the server marks it shareable. Either way the request kept
-        // for `Vary` holds the credentials' tags, never the credentials.
-        let hadCredentials = CacheIdentity.hasCredentials(sentRequest)
-        let identityTag = hadCredentials && storesPrivateResponses ? identity.tag(for: sentRequest) : nil
-        let key = CacheKey.make(url: url, identity: identityTag)
-        let urlRequest = hadCredentials ? identity.masked(sentRequest) : sentRequest
+        // stores a response to credentials only when the server marks it shareable. Either way the key's URL and
+        // the request kept for `Vary` hold the credentials' tags, never the credentials.
+        let hadCredentials = masked.hasCredentials
+        let key = CacheKey.make(url: masked.url, identity: storesPrivateResponses ? masked.owner : nil)
+        let urlRequest = masked.request
         guard request.method == .get else {
-            sendUnsafe(request, keys: Set([key, url]), next: next, completion: completion)
+            sendUnsafe(request, keys: Set([key, masked.url]), next: next, completion: completion)
             return
         }
         let asked = CacheControl(urlRequest.value(forHTTPHeaderField: "Cache-Control"))

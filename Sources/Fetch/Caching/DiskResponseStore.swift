@@ -68,7 +68,7 @@ package final class DiskResponseStore: Sendable {
     /// The directory's path and a slash, which a file's name completes.
     private let directoryPrefix: String
     /// The directory, open, so that a hit opens its file relative to it (`openat`) without the kernel walking the
-    /// whole path again; -1 when it could not be opened.
+    /// whole path again.
     private let directoryDescriptor: Int32
     private let limit: Int
     /// How often at most a hit gives a file the date of its use, per file and store.
@@ -86,6 +86,8 @@ package final class DiskResponseStore: Sendable {
     private static let saltMagic = Data("FETCHSLT".utf8)
     /// The random salt of ``CacheIdentity``'s tags of this directory.
     let salt: [UInt8]
+    /// The tags of this directory's credentials, keyed by ``salt``: of the secrets the store was opened with.
+    let identity: CacheIdentity
     /// The length of the file's last field, its ``ContentHash``.
     private static var checksumLength: Int { 8 }
     /// The hexadecimal digits of a file's name: 16 of the owner, 32 of the key.
@@ -99,24 +101,34 @@ package final class DiskResponseStore: Sendable {
     private static var rescanInterval: Int { 256 }
     private static var temporaryFileLifetime: TimeInterval { 3600 }
 
-    /// Opens (creating it if needed) the store in `directory`, which should be the store's own.
+    /// Opens (creating it if needed) the store in `directory`, which should be the store's own and must be the
+    /// user's (see ``CacheDirectory``).
     ///
     /// - Parameters:
     ///   - directory: The directory of the files.
     ///   - limit: The most bytes of files the store keeps.
     ///   - useMarkInterval: How often at most a hit gives a file the date of its use. The default is a second.
-    /// - Throws: The file system's error when the directory cannot be created or listed.
-    init(directory: URL, limit: Int, useMarkInterval: TimeInterval = 1) throws {
+    ///   - secrets: The names of header fields and query parameters whose values ``identity`` tags, besides
+    ///     ``Redaction``'s defaults.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the directory or its salt file is not the user's own (see
+    ///   ``CacheDirectory``); the file system's error when the directory cannot be created or listed.
+    init(directory: URL, limit: Int, useMarkInterval: TimeInterval = 1, secrets: Redaction = .default) throws {
         self.directory = directory
         self.directoryPrefix = directory.path + "/"
         self.limit = limit
         self.useMarkInterval = useMarkInterval
-        let created = try Self.makeDirectory(directory)
-        directoryDescriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        salt = Self.salt(in: directory)
+        let (descriptor, created) = try CacheDirectory.openOwn(directory)
+        directoryDescriptor = descriptor
+        do {
+            salt = try Self.salt(in: directory, descriptor: descriptor)
+        } catch {
+            close(descriptor)  // `deinit` does not run for a store not made
+            throw error
+        }
+        identity = CacheIdentity(salt: salt, secrets: secrets)
         let scanned = try scan()
-        if created || scanned.holdsOnlyOwnFiles {
-            _ = chmod(directory.path, 0o700)  // best effort: the files are 0600 whatever the directory's mode
+        if !created, scanned.holdsOnlyOwnFiles {
+            _ = fchmod(descriptor, 0o700)  // best effort: the files are 0600 whatever the directory's mode
         }
         index.withLock { index in
             index = scanned.index
@@ -124,26 +136,15 @@ package final class DiskResponseStore: Sendable {
         }
     }
 
-    /// Creates `directory` (and its parents) unless it exists; `true` when this call made it, 0700.
-    private static func makeDirectory(_ directory: URL) throws -> Bool {
-        try FileManager.default.createDirectory(
-            at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard mkdir(directory.path, 0o700) == 0 else {
-            guard errno == EEXIST else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-            return false
-        }
-        _ = chmod(directory.path, 0o700)  // the umask may have taken bits away: give them back, no more
-        return true
-    }
-
-    /// The salt kept in `directory`, made now if there is none. A salt file that cannot be read or written (or is
-    /// not the store's) gives a salt for this store alone: responses fetched with credentials are then not found by
-    /// later stores, which costs requests, never a wrong answer.
-    private static func salt(in directory: URL) -> [UInt8] {
+    /// The salt kept in `directory` (open as `descriptor`), made now if there is none. A salt file that cannot be
+    /// read or written, or that is not of the store's format, gives a salt for this store alone: responses fetched
+    /// with credentials are then not found by later stores, which costs requests, never a wrong answer.
+    ///
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the salt file is a symbolic link, another user's, or open to
+    ///   group or others: someone else may have chosen it, or read it.
+    private static func salt(in directory: URL, descriptor: Int32) throws -> [UInt8] {
         let path = directory.appendingPathComponent(saltFileName).path
-        if let existing = readSalt(path) {
+        if let existing = try readSalt(in: directory, descriptor: descriptor) {
             return existing
         }
         let salt = CacheIdentity.randomSalt()
@@ -159,15 +160,37 @@ package final class DiskResponseStore: Sendable {
         if link(temporary.path, path) == 0 || (errno != EEXIST && rename(temporary.path, path) == 0) {
             return salt
         }
-        return readSalt(path) ?? salt
+        return try readSalt(in: directory, descriptor: descriptor) ?? salt
     }
 
-    private static func readSalt(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    /// The salt in the salt file of `directory` (open as `directoryDescriptor`), or `nil` when there is none, or it
+    /// cannot be read or is not of the store's format.
+    ///
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the salt file is not the user's own.
+    private static func readSalt(in directory: URL, descriptor directoryDescriptor: Int32) throws -> [UInt8]? {
+        let path = directory.appendingPathComponent(saltFileName).path
+        let descriptor = openat(directoryDescriptor, saltFileName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
-            return nil
+            let code = errno
+            var status = stat()
+            let isLink =
+                code == ELOOP
+                || (fstatat(directoryDescriptor, saltFileName, &status, AT_SYMLINK_NOFOLLOW) == 0
+                    && status.st_mode & S_IFMT == S_IFLNK)
+            if isLink {
+                throw CacheDirectory.refusal(
+                    directory.path, "its salt file \(path) is a symbolic link, which Fetch does not follow")
+            }
+            return nil  // none yet, or unreadable: a salt of this store's own
         }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            return nil
+        }
+        if let problem = CacheDirectory.problem(with: status) {
+            throw CacheDirectory.refusal(directory.path, "its salt file \(path) cannot be trusted: \(problem)")
+        }
         let length = saltMagic.count + CacheIdentity.saltLength
         guard let contents = read(descriptor, upTo: length + 1), contents.count == length,
             contents.prefix(saltMagic.count) == saltMagic
@@ -178,9 +201,7 @@ package final class DiskResponseStore: Sendable {
     }
 
     deinit {
-        if directoryDescriptor >= 0 {
-            close(directoryDescriptor)
-        }
+        close(directoryDescriptor)
     }
 
     var bytes: Int {
@@ -205,14 +226,16 @@ package final class DiskResponseStore: Sendable {
         // file that does not decode so is read again, whole, with the size `fstat` gives, before it counts as
         // damaged: a read may return less than asked on some file systems.
         var contents = known.flatMap { Self.read(descriptor, upTo: $0.size + 1) }
-        var response = contents.flatMap { Self.decode($0, key: key, url: request.url) }
+        // The URL as the key holds it, credentials tagged: the request's when the response is stored under it.
+        let urlText = String(CacheKey.url(in: key))
+        var response = contents.flatMap { Self.decode($0, key: key, url: request.url, storedAs: urlText) }
         if response == nil {
             contents = Self.readWhole(descriptor)
             guard let contents else {
                 index.withLock { forget(name, in: &$0) }
                 return nil
             }
-            response = Self.decode(contents, key: key, url: request.url)
+            response = Self.decode(contents, key: key, url: request.url, storedAs: urlText)
         }
         guard let response, let contents, response.key == key else {
             removeOwnFile(name)  // a damaged file of the store's; someone else's file at its name stays
@@ -235,17 +258,25 @@ package final class DiskResponseStore: Sendable {
         return response.varies(from: request) ? nil : response
     }
 
-    /// The file `name` opened for reading, relative to the open directory; by its path when the directory could not
-    /// be opened or does not have it (it may have been replaced since). -1 when there is no such file.
+    /// The file `name` opened for reading, relative to the open directory; by its path when the directory does not
+    /// have it (it may have been replaced since). -1 when there is no such file, or when it is not a regular file of
+    /// the user's that only the user may read and write: a file planted there (another user's, or one whose mode
+    /// lets others read or change it) is never served.
     private func openEntry(_ name: String) -> Int32 {
-        if directoryDescriptor >= 0 {
-            let descriptor = openat(directoryDescriptor, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard descriptor < 0, errno == ENOENT else {
-                return descriptor
-            }
+        var descriptor = openat(directoryDescriptor, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        if descriptor < 0, errno == ENOENT {
+            // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file.
+            descriptor = open(directoryPrefix + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         }
-        // A path made by hand: `URL.appendingPathComponent` costs as much as reading the file.
-        return open(directoryPrefix + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            return -1
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, CacheDirectory.isOwnersOnly(status) else {
+            close(descriptor)
+            return -1
+        }
+        return descriptor
     }
 
     /// Removes the file `name` if it is the store's own: a regular file that starts with one of the store's magic
@@ -259,7 +290,8 @@ package final class DiskResponseStore: Sendable {
         return unlink(path) == 0  // false: another store removed it first
     }
 
-    /// The magic number of the regular file at `path` when it is one of the store's (current or old), else `nil`.
+    /// The magic number of the regular file at `path` when it is one of the store's (current or old, and the user's),
+    /// else `nil`.
     private static func ownMagic(at path: String) -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -268,7 +300,7 @@ package final class DiskResponseStore: Sendable {
         defer { close(descriptor) }
         var status = stat()
         var first = [UInt8](repeating: 0, count: magic.count)
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid(),
             pread(descriptor, &first, first.count, 0) == first.count
         else {
             return nil
@@ -289,7 +321,7 @@ package final class DiskResponseStore: Sendable {
     /// Writes `response` to its file. A response whose file would exceed the whole limit is not stored, and one
     /// that cannot be written (a full disk, say) is not either: a cache that cannot store only costs requests.
     func insert(_ response: StoredResponse) {
-        guard let contents = Self.encode(response) else {
+        guard let contents = Self.encode(response, maskingURLWith: identity) else {
             return
         }
         let name = Self.fileName(for: response.key)
@@ -392,7 +424,9 @@ package final class DiskResponseStore: Sendable {
             if isFile, name == Self.saltFileName {
                 continue
             }
-            if isFile, Self.isEntryName(name), known.contains(name) || Self.ownMagic(at: path) == Self.magic {
+            if CacheDirectory.isOwnersOnly(status), Self.isEntryName(name),
+                known.contains(name) || Self.ownMagic(at: path) == Self.magic
+            {
                 found.append((name, Int(clamping: max(0, status.st_size)), modified))
                 continue
             }
@@ -630,6 +664,17 @@ package final class DiskResponseStore: Sendable {
     /// within one 8-byte word for certain and other damage all but certainly, and a truncated file fails the length
     /// checks before it.
     package static func encode(_ response: StoredResponse) -> Data? {
+        encode(response, maskingURLWith: nil)
+    }
+
+    /// The file for `response`, as ``encode(_:)`` lays it out, with the credentials in its URL tagged.
+    ///
+    /// - Parameters:
+    ///   - response: The response.
+    ///   - identity: The identity whose tags replace the credentials in the response's URL (user info, secret query
+    ///     parameters), as in its key; `nil` keeps the URL as it is.
+    /// - Returns: The file's contents, or `nil` when the metadata does not fit the format.
+    static func encode(_ response: StoredResponse, maskingURLWith identity: CacheIdentity?) -> Data? {
         var metadata = MetadataWriter()
         metadata.string(response.key)
         metadata.integer(response.status)
@@ -638,7 +683,9 @@ package final class DiskResponseStore: Sendable {
             metadata.string(name)
             metadata.string(value)
         }
-        metadata.optionalString(response.url?.absoluteString)
+        // A URL whose credentials cannot be found is not kept: the response is read back without one.
+        metadata.optionalString(
+            response.url.flatMap { url in identity.map { $0.maskedURL(url)?.text } ?? url.absoluteString })
         metadata.count(response.varyingValues.count)
         for (name, value) in response.varyingValues {
             metadata.string(name)
@@ -682,16 +729,18 @@ package final class DiskResponseStore: Sendable {
     ///     a string of the stored bytes.
     ///   - knownURL: A URL to use as the response's when it is the one stored (usually the request's), rather than
     ///     parsing the stored one again.
+    ///   - knownURLText: The text `knownURL` is stored as: its credentials tagged (``CacheIdentity/maskedURL(_:)``),
+    ///     as in the key. `nil`: `knownURL`'s own text.
     /// - Returns: The stored response, or `nil`.
-    package static func decode(_ contents: Data, key knownKey: String? = nil, url knownURL: URL? = nil)
-        -> StoredResponse?
-    {
-        contents.withUnsafeBytes { decode(file: $0, key: knownKey, url: knownURL) }
+    package static func decode(
+        _ contents: Data, key knownKey: String? = nil, url knownURL: URL? = nil, storedAs knownURLText: String? = nil
+    ) -> StoredResponse? {
+        contents.withUnsafeBytes { decode(file: $0, key: knownKey, url: knownURL, storedAs: knownURLText) }
     }
 
-    private static func decode(file: UnsafeRawBufferPointer, key knownKey: String?, url knownURL: URL?)
-        -> StoredResponse?
-    {
+    private static func decode(
+        file: UnsafeRawBufferPointer, key knownKey: String?, url knownURL: URL?, storedAs knownURLText: String?
+    ) -> StoredResponse? {
         let headerLength = magic.count + 4
         guard file.count >= headerLength + checksumLength,
             file.loadUnaligned(as: UInt64.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt64.self) })
@@ -712,7 +761,7 @@ package final class DiskResponseStore: Sendable {
         }
         let bodyStart = headerLength + metadataLength
         var metadata = MetadataReader(UnsafeRawBufferPointer(rebasing: file[headerLength..<bodyStart]))
-        let knownURLString = knownURL.flatMap { $0.baseURL == nil ? $0.relativeString : nil }
+        let knownURLString = knownURLText ?? knownURL.flatMap { $0.baseURL == nil ? $0.relativeString : nil }
         guard let key = metadata.string(reusing: knownKey), let status = metadata.integer(),
             let headerCount = metadata.count()
         else {

@@ -15,21 +15,23 @@ import Foundation
 ///   (unless `storesPrivateResponses` is set) with `Cache-Control: private` is not.
 /// - A stored response is fresh for `Cache-Control: max-age`, otherwise until `Expires` (measured against the
 ///   response's `Date`), less its `Age`. Every number is read strictly: an invalid `max-age` makes the response stale,
-///   an invalid `Age` (`-1`, `1e300`, `inf`) is ignored, and any delta-seconds above 2^31 is read as 2^31. There is no heuristic freshness: a response without either is stored only
-///   when it has a validator, and revalidated on every use.
+///   an invalid `Age` (`-1`, `1e300`, `inf`) is ignored, and any delta-seconds above 2^31 is read as 2^31. There is
+///   no heuristic freshness: a response without either is stored only when it has a validator, and revalidated on
+///   every use.
 /// - A stale response, or one marked `no-cache`, is revalidated with `If-None-Match` (its `ETag`) and
 ///   `If-Modified-Since` (its `Last-Modified`); a `304 Not Modified` answers from the stored body and refreshes its
 ///   headers and age.
 /// - A stored response is used only for requests whose headers named by its `Vary` match the request that stored it.
 /// - **Users are kept apart.** The cache is private by default: it keys each response by the credentials its request
-///   carried (`Authorization`, `Cookie`, `Proxy-Authorization`, as a keyed hash, never in clear), so one user never
+///   carried (every header field and query parameter ``Redaction`` calls a secret, such as `Authorization`,
+///   `Cookie` and `X-API-Key`, and the URL's user and password, as keyed hashes, never in clear), so one user never
 ///   gets another's response; ``removeAll(authorizedBy:)`` drops a user's responses at log-out. With
 ///   `storesPrivateResponses` `false` it is a shared cache instead. A response with `Set-Cookie` is never stored:
 ///   it starts or changes a session, and its body and cookie are that session's alone (stricter than RFC 9111 §7.3,
 ///   which leaves it to the server); a `Set-Cookie` on a `304` reaches only the caller whose revalidation brought it.
-///   Credentials are seen as the request reaches the cache: put the cache inside any
-///   middleware that adds them (`session.with(.authenticate(with: …), .cache(cache))`, not the other way round), and note that
-///   `URLSession` adds the cookies of its cookie storage only after the cache.
+///   Credentials are seen as the request reaches the cache: put the cache inside any middleware that adds them
+///   (`session.with(.authenticate(with: …), .cache(cache))`, not the other way round), and note that `URLSession`
+///   adds the cookies of its cookie storage only after the cache.
 /// - A request with `Cache-Control: no-store` bypasses the cache; one with `no-cache` revalidates. A successful
 ///   unsafe request (`POST`, `PUT`, `PATCH`, `DELETE`, …) removes the stored responses for its URL fetched with its
 ///   credentials and without any (other users' are not known without their credentials).
@@ -49,15 +51,16 @@ import Foundation
 /// ``Response`` (or look at the response in your ``Parsable`` type's `parse(response:errorParser:)`) to see it. Fresh
 /// hits and revalidated responses carry neither.
 ///
-/// **Storage.** ``init(maximumBytes:storesPrivateResponses:offlinePolicy:now:)`` keeps responses in memory only.
-/// ``init(directory:maximumDiskBytes:maximumBytes:storesPrivateResponses:offlinePolicy:now:)`` keeps them in files
-/// in a directory too, so that they outlive the process, with the memory cache in front: a response is written to
-/// both, read from memory when it is there, and read from disk (then kept in memory) when it is not. Files are
-/// written whole under a temporary name and renamed into place; a truncated or corrupt file of the cache's is skipped
-/// and removed, never served; several caches or processes may share one directory. Files are 0600, the directory
-/// the cache makes 0700, no symbolic link is followed, and a file the cache cannot prove is its own (by its name and
-/// its first bytes) is never served, replaced or removed. See <doc:CachingPerUser> for how the cache keeps users'
-/// responses apart.
+/// **Storage.** ``init(maximumBytes:storesPrivateResponses:offlinePolicy:secrets:now:)`` keeps responses in memory
+/// only. ``init(directory:maximumDiskBytes:maximumBytes:storesPrivateResponses:offlinePolicy:secrets:now:)`` keeps
+/// them in files in a directory too, so that they outlive the process, with the memory cache in front: a response is
+/// written to both, read from memory when it is there, and read from disk (then kept in memory) when it is not. Files
+/// are written whole under a temporary name and renamed into place; a truncated or corrupt file of the cache's is
+/// skipped and removed, never served; several caches or processes may share one directory. The directory must be the
+/// user's own (owned by the process's user, writable by no one else, not a symbolic link); files are 0600, the
+/// directory 0700 when the cache makes it or others could write to it, no symbolic link is followed, and a file the
+/// cache cannot prove is its own (by its name, its owner, its mode and its first bytes) is never served, replaced or
+/// removed. See <doc:CachingPerUser> for how the cache keeps users' responses apart.
 ///
 /// A fresh hit is delivered without any network work, and without parsing again: the value first parsed from a
 /// response in memory is kept with it, per type, and handed to later callers asking for the same type (values are
@@ -92,12 +95,13 @@ public final class ResponseCache: Sendable {
     /// Whether the cache is private, keeping each user's responses apart (`true`, the default), or shared.
     ///
     /// A private cache stores responses marked `Cache-Control: private` too, and keys every response by the
-    /// credentials its request carried (a keyed hash of `Authorization`, `Cookie` and `Proxy-Authorization`): a
-    /// response is served only to requests with the same credentials, or, for one fetched without any, to requests
-    /// without any. A shared cache (`false`, for one performer serving several users, such as a server's) follows
-    /// RFC 9111 §3.5: it never stores a `private` response, and stores a response to a request with credentials
-    /// only when `public`, `s-maxage` or `must-revalidate` marks it shareable, then serves it to anyone; there
-    /// `s-maxage` is the lifetime and `proxy-revalidate` counts as `must-revalidate`.
+    /// credentials its request carried (keyed hashes of its secret header fields, of its URL's user and password and
+    /// of its secret query parameters, as ``Redaction`` and the cache's `secrets` name them): a response is served
+    /// only to requests with the same credentials, or, for one fetched without any, to requests without any. A
+    /// shared cache (`false`, for one performer serving several users, such as a server's) follows RFC 9111 §3.5:
+    /// it never stores a `private` response, and stores a response to a request with any of these credentials only
+    /// when `public`, `s-maxage` or `must-revalidate` marks it shareable, then serves it to anyone; there `s-maxage`
+    /// is the lifetime and `proxy-revalidate` counts as `must-revalidate`.
     package let storesPrivateResponses: Bool
 
     /// Whether stored responses answer when the network fails. The default is ``OfflinePolicy/never``.
@@ -118,16 +122,19 @@ public final class ResponseCache: Sendable {
     ///     stored) rather than shared; see `storesPrivateResponses`. The default is `true`.
     ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
     ///     ``OfflinePolicy/never``.
+    ///   - secrets: The names of header fields and query parameters that identify a user, besides the defaults of
+    ///     ``Redaction``. The default adds none.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
     public convenience init(
         maximumBytes: Int = 16 << 20,
         storesPrivateResponses: Bool = true,
         offlinePolicy: OfflinePolicy = .never,
+        secrets: Redaction = [],
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.init(
             store: ResponseStore(limit: maximumBytes),
-            identity: CacheIdentity(),
+            identity: CacheIdentity(secrets: secrets),
             maximumBytes: maximumBytes,
             directory: nil,
             maximumDiskBytes: 0,
@@ -149,7 +156,8 @@ public final class ResponseCache: Sendable {
     /// - Parameters:
     ///   - directory: The directory for the cache's files, created (0700) if needed. Give the cache a directory
     ///     of its own: the cache never touches a file it cannot prove is its own, but it adds its files (0600) to
-    ///     whatever directory it is given.
+    ///     whatever directory it is given. It must be this user's, and is made 0700 when group or others may write
+    ///     to it.
     ///   - maximumDiskBytes: The most bytes of files to keep in `directory`. The default is 64 MiB.
     ///   - maximumBytes: The most bytes of bodies and headers to keep in memory as well. The default is 16 MiB; 0
     ///     reads every hit from disk.
@@ -157,20 +165,27 @@ public final class ResponseCache: Sendable {
     ///     stored) rather than shared; see `storesPrivateResponses`. The default is `true`.
     ///   - offlinePolicy: Whether stored responses answer when the network fails. The default is
     ///     ``OfflinePolicy/never``.
+    ///   - secrets: The names of header fields and query parameters that identify a user, besides the defaults of
+    ///     ``Redaction``. The default adds none.
     ///   - now: The clock that ages responses. The default is the system clock; tests pass one they advance.
-    /// - Throws: The file system's error when `directory` cannot be created or listed.
+    /// - Throws: ``FetchError/invalidRequest(_:)``, naming the path and what is wrong with it, when `directory` is
+    ///   not this user's own: a symbolic link (never followed), not a directory, owned by another user (another
+    ///   user's files and salt are never trusted), writable by group or others and not made 0700, or holding a salt
+    ///   file (`.fetch-cache-salt`) that is a symbolic link, another user's, or readable or writable by group or
+    ///   others. The file system's error when `directory` or its parents cannot be created or listed.
     public convenience init(
         directory: URL,
         maximumDiskBytes: Int = 64 << 20,
         maximumBytes: Int = 16 << 20,
         storesPrivateResponses: Bool = true,
         offlinePolicy: OfflinePolicy = .never,
+        secrets: Redaction = [],
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
-        let disk = try DiskResponseStore(directory: directory, limit: maximumDiskBytes)
+        let disk = try DiskResponseStore(directory: directory, limit: maximumDiskBytes, secrets: secrets)
         self.init(
             store: LayeredResponseStore(memory: ResponseStore(limit: maximumBytes), disk: disk),
-            identity: CacheIdentity(salt: disk.salt),
+            identity: disk.identity,
             maximumBytes: maximumBytes,
             directory: directory,
             maximumDiskBytes: maximumDiskBytes,
@@ -223,12 +238,14 @@ public final class ResponseCache: Sendable {
     /// cache.removeAll(authorizedBy: [.authorization(bearerToken: token)])
     /// ```
     ///
-    /// Responses are kept by the whole set of credential fields a request carried (`Authorization`, `Cookie`,
-    /// `Proxy-Authorization`): pass the same fields with the same values; fields of other names are ignored. A
-    /// cache with `storesPrivateResponses` `false` keeps only responses the server marked shareable, under their
-    /// URL alone, so this removes none of them.
+    /// Responses are kept by the whole set of secret header fields a request carried (those ``Redaction`` and the
+    /// cache's `secrets` name, such as `Authorization`, `Cookie` and `X-API-Key`): pass the same fields with the
+    /// same values; fields that are no secret are ignored. Responses to requests whose only credentials were in the
+    /// URL (its user and password, an `access_token` parameter) are kept under that URL's tags, and only
+    /// ``removeAll()`` removes them. A cache with `storesPrivateResponses` `false` keeps only responses the server
+    /// marked shareable, under their URL alone, so this removes none of them.
     ///
-    /// - Parameter credentials: The credential header fields the user's requests carried.
+    /// - Parameter credentials: The secret header fields the user's requests carried.
     public func removeAll(authorizedBy credentials: [HTTPHeader]) {
         guard let tag = identity.tag(for: credentials) else {
             return

@@ -51,23 +51,76 @@ import Testing
         #expect(CacheKey.tag(in: "https://api.example.com/me") == nil)
     }
 
-    @Test func maskingReplacesEachCredentialByItsTag() throws {
-        let identity = CacheIdentity()
+    @Test func maskingReplacesEachSecretHeaderFieldByItsTag() throws {
+        let identity = CacheIdentity(secrets: ["X-Tenant"])
         var request = URLRequest(url: try #require(URL(string: "https://api.example.com/me")))
-        request.setValue("Bearer secret-token", forHTTPHeaderField: "Authorization")
-        request.setValue("id=secret-cookie", forHTTPHeaderField: "Cookie")
+        let secrets = [
+            "Authorization": "Bearer secret-token", "Cookie": "id=secret-cookie", "X-API-Key": "secret-key",
+            "X-Auth-Token": "secret-auth", "X-Tenant": "secret-tenant",
+        ]
+        for (name, value) in secrets {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
         request.setValue("en", forHTTPHeaderField: "Accept-Language")
 
-        let masked = identity.masked(request)
-        let again = identity.masked(request)
+        let masked = try #require(identity.masked(request))
+        let again = try #require(identity.masked(request))
 
-        for name in CacheIdentity.credentialFields.prefix(2) {
-            let value = try #require(masked.value(forHTTPHeaderField: name))
-            #expect(value.hasPrefix("tag:") && !value.contains("secret"))
-            #expect(again.value(forHTTPHeaderField: name) == value)
+        var tags: Set<String> = []
+        for name in secrets.keys {
+            let value = try #require(masked.request.value(forHTTPHeaderField: name))
+            #expect(value.hasPrefix("tag:") && !value.contains("secret"), "\(name)")
+            #expect(again.request.value(forHTTPHeaderField: name) == value)
+            tags.insert(value)
         }
-        #expect(masked.value(forHTTPHeaderField: "Proxy-Authorization") == nil)
-        #expect(masked.value(forHTTPHeaderField: "Accept-Language") == "en")
-        #expect(masked.value(forHTTPHeaderField: "Authorization") != masked.value(forHTTPHeaderField: "Cookie"))
+        #expect(tags.count == secrets.count, "each field its own tag")
+        #expect(masked.request.value(forHTTPHeaderField: "Proxy-Authorization") == nil)
+        #expect(masked.request.value(forHTTPHeaderField: "Accept-Language") == "en")
+        #expect(masked.hasCredentials)
+        #expect(masked.url == "https://api.example.com/me")
+        #expect(masked.owner == identity.tag(for: secrets.map { HTTPHeader(name: $0.key, value: $0.value) }))
+        #expect(masked.owner != nil)
+    }
+
+    @Test(arguments: ["X-API-Key", "X-Auth-Token", "Api-Key", "X-Session-Id", "X-Client-Secret", "X-Tenant"])
+    func everySecretHeaderFieldMakesTheOwnersTag(name: String) throws {
+        let identity = CacheIdentity(secrets: ["X-Tenant"])
+        var alice = URLRequest(url: try #require(URL(string: "https://api.example.com/me")))
+        var bob = alice
+        alice.setValue("alice", forHTTPHeaderField: name)
+        bob.setValue("bob", forHTTPHeaderField: name)
+
+        let aliceTag = try #require(identity.tag(for: alice))
+        #expect(identity.tag(for: bob) != aliceTag)
+        #expect(identity.tag(for: [HTTPHeader(name: name.lowercased(), value: "alice")]) == aliceTag)
+        #expect(CacheIdentity().tag(for: URLRequest(url: try #require(URL(string: "https://a.test")))) == nil)
+    }
+
+    @Test func theURLsUserInfoAndSecretQueryValuesAreTaggedAndTheRestKept() throws {
+        let identity = CacheIdentity(secrets: ["tenant"])
+        func masked(_ text: String) throws -> CacheIdentity.Masked {
+            let url = try #require(URL(string: text))
+            return try #require(identity.masked(URLRequest(url: url)))
+        }
+        let plain = try masked("https://api.example.com/items?page=2&sort=name")
+        #expect(plain.url == "https://api.example.com/items?page=2&sort=name")
+        #expect(!plain.hasCredentials)
+        #expect(plain.owner == nil)
+
+        let alice = try masked("https://alice:pa55word@api.example.com/items?page=2&access_token=tok-alice&tenant=t1")
+        let aliceAgain = try masked(
+            "https://alice:pa55word@api.example.com/items?page=2&access_token=tok-alice&tenant=t1")
+        let bob = try masked("https://alice:other@api.example.com/items?page=2&access_token=tok-alice&tenant=t1")
+        let carol = try masked("https://alice:pa55word@api.example.com/items?page=2&access_token=tok-carol&tenant=t1")
+        #expect(alice.hasCredentials)
+        #expect(alice.owner == nil, "the owner's tag is of header fields; the URL's credentials are in the URL")
+        #expect(alice.url == aliceAgain.url)
+        #expect(alice.url != bob.url && alice.url != carol.url)
+        for secret in ["alice", "pa55word", "tok-alice", "t1"] {
+            #expect(!alice.url.contains(secret), "\(alice.url) holds \(secret)")
+        }
+        #expect(alice.url.hasPrefix("https://tag:"))
+        #expect(alice.url.contains("@api.example.com/items?page=2&access_token=tag:"))
+        #expect(alice.url.contains("&tenant=tag:"))
     }
 }

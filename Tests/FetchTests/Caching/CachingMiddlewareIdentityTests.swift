@@ -20,14 +20,34 @@ final class WhoAsked: Sendable {
 
     var count: Int { calls.withLock { $0 } }
 
+    /// The names of the header fields and query parameters that say who asked, besides the URL's user info.
+    static let credentialNames = [
+        "Authorization", "Cookie", "Proxy-Authorization", "X-API-Key", "X-Auth-Token", "X-Tenant", "access_token",
+    ]
+
+    /// Whose credentials `request` carried: the first credential field's value, else the URL's user info or
+    /// credential parameter, else `nobody`.
+    static func user(of request: any Request) -> String {
+        if let value = credentialNames.lazy.compactMap({ request.headers[$0] }).first {
+            return value
+        }
+        guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true) else {
+            return "nobody"
+        }
+        if let user = components.user {
+            return user + ":" + (components.password ?? "")
+        }
+        let items = components.queryItems ?? []
+        return items.first { credentialNames.contains($0.name) }?.value ?? "nobody"
+    }
+
     var performer: MockPerformer {
         MockPerformer { [calls, headers] request in
             let call = calls.withLock { count -> Int in
                 count += 1
                 return count
             }
-            let fields = request.headers
-            let user = fields["Authorization"] ?? fields["Cookie"] ?? fields["Proxy-Authorization"] ?? "nobody"
+            let user = WhoAsked.user(of: request)
             return MockResponse(headers: headers, data: Data(#"{"user":"\#(user)","call":\#(call)}"#.utf8))
         }
     }
@@ -58,16 +78,20 @@ struct Answer: Decodable, Parsable, Equatable {
     }
 
     func makePerformer(
-        _ base: any RequestPerforming, _ storage: Storage, storesPrivateResponses: Bool = true
+        _ base: any RequestPerforming, _ storage: Storage, storesPrivateResponses: Bool = true,
+        secrets: Redaction = ["X-Tenant"]
     ) throws -> CachedPerformer {
         switch storage {
         case .memory:
-            return CachedPerformer(base, ResponseCache(storesPrivateResponses: storesPrivateResponses))
+            return CachedPerformer(
+                base, ResponseCache(storesPrivateResponses: storesPrivateResponses, secrets: secrets))
         case .disk:
             // No memory in front: every hit is read from disk.
             return try CachedPerformer(
                 base,
-                ResponseCache(directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses)
+                ResponseCache(
+                    directory: directory.url, maximumBytes: 0, storesPrivateResponses: storesPrivateResponses,
+                    secrets: secrets)
             )
         }
     }
@@ -75,15 +99,23 @@ struct Answer: Decodable, Parsable, Equatable {
     func perform<T: Parsable>(
         _ performer: CachedPerformer, _ headers: [String: String]?, path: String? = nil, as type: T.Type = T.self
     ) throws -> T {
+        try perform(performer, headers, url: path.map { url + $0 } ?? url)
+    }
+
+    func perform<T: Parsable>(
+        _ performer: CachedPerformer, _ headers: [String: String]?, url: String, as type: T.Type = T.self
+    ) throws -> T {
         let result = Captured<Result<T, any Error>>()
-        performer.perform(
-            TestRequest(path.map { url + $0 } ?? url, headers: headers.map { HeaderFields($0) }),
-            completion: result.capture)
+        performer.perform(TestRequest(url, headers: headers.map { HeaderFields($0) }), completion: result.capture)
         return try #require(result.value).get()
     }
 
     @Test(
-        arguments: Storage.allCases, [alice, ["Cookie": "session=alice-1f7c"], ["Proxy-Authorization": "Basic YTpi"]])
+        arguments: Storage.allCases,
+        [
+            alice, ["Cookie": "session=alice-1f7c"], ["Proxy-Authorization": "Basic YTpi"],
+            ["X-API-Key": "alice-key-1f7c"], ["X-Auth-Token": "alice-auth-1f7c"], ["X-Tenant": "alice-tenant-1f7c"],
+        ])
     func aSecondUserNeverGetsTheFirstUsersResponseAndEachStillGetsHits(
         storage: Storage, aliceCredentials: [String: String]
     ) throws {
@@ -252,6 +284,120 @@ struct Answer: Decodable, Parsable, Equatable {
         #expect(backend.count == 5, "Bob's and the anonymous responses stay")
         let aliceAgain: Answer = try perform(performer, Self.alice, path: "/b")
         #expect(aliceAgain.call == 6, "Alice's are gone")
+    }
+
+    @Test(
+        arguments: Storage.allCases,
+        [
+            ("https://alice:pw-alice-1f7c@example.test/me", "https://alice:pw-bob-9a2e@example.test/me"),
+            (
+                "https://example.test/me?access_token=tok-alice-1f7c",
+                "https://example.test/me?access_token=tok-bob-9a2e"
+            ),
+            ("https://example.test/me?page=1&X-Tenant=alice-1f7c", "https://example.test/me?page=1&X-Tenant=bob-9a2e"),
+        ])
+    func credentialsInTheURLKeepUsersApartToo(storage: Storage, urls: (alice: String, bob: String)) throws {
+        let backend = WhoAsked()
+        let performer = try makePerformer(backend.performer, storage)
+
+        let aliceFirst: Answer = try perform(performer, nil, url: urls.alice)
+        let bobFirst: Answer = try perform(performer, nil, url: urls.bob)
+        let aliceAgain: Answer = try perform(performer, nil, url: urls.alice)
+        let bobAgain: Answer = try perform(performer, nil, url: urls.bob)
+
+        #expect(bobFirst.call == 2, "Bob's own answer, not Alice's")
+        #expect(bobFirst.user != aliceFirst.user)
+        #expect(aliceAgain == aliceFirst)
+        #expect(bobAgain == bobFirst)
+        #expect(backend.count == 2)
+    }
+
+    @Test(
+        arguments: Storage.allCases,
+        [
+            (["X-API-Key": "alice-key"], "http://example.test/shared"),
+            (["X-Auth-Token": "alice-auth"], "http://example.test/shared"),
+            (["X-Tenant": "alice-tenant"], "http://example.test/shared"),
+            ([:], "http://alice:pw@example.test/shared"),
+            ([:], "http://example.test/shared?access_token=alice-token"),
+        ])
+    func aSharedCacheCountsEverySecretAsCredentials(storage: Storage, request: (headers: [String: String], url: String))
+        throws
+    {
+        let backend = WhoAsked(headers: ["Cache-Control": "max-age=60"])
+        let performer = try makePerformer(backend.performer, storage, storesPrivateResponses: false)
+
+        _ = try perform(performer, request.headers, url: request.url) as Answer
+        _ = try perform(performer, request.headers, url: request.url) as Answer
+
+        #expect(backend.count == 2, "a response to credentials, not marked shareable: not stored")
+        #expect(performer.storedResponseCount == 0)
+    }
+
+    @Test(arguments: Storage.allCases)
+    func removeAllAuthorizedByDropsTheResponsesOfAnySecretField(storage: Storage) throws {
+        let backend = WhoAsked()
+        let performer = try makePerformer(backend.performer, storage)
+        let alice = ["X-API-Key": "alice-key-1f7c", "X-Tenant": "acme"]
+        let bob = ["X-API-Key": "bob-key-9a2e", "X-Tenant": "acme"]
+        _ = try perform(performer, alice) as Answer
+        _ = try perform(performer, bob) as Answer
+        #expect(performer.storedResponseCount == 2)
+
+        performer.removeAll(authorizedBy: [
+            HTTPHeader(name: "x-tenant", value: "acme"), HTTPHeader(name: "X-Api-Key", value: "alice-key-1f7c"),
+            .accept("application/json"),
+        ])
+
+        #expect(performer.storedResponseCount == 1)
+        #expect((try perform(performer, bob) as Answer).call == 2, "Bob's stays")
+        #expect((try perform(performer, alice) as Answer).call == 3, "Alice's is gone")
+    }
+
+    @Test func noSecretReachesTheDiskInClearWhereverTheRequestCarriesIt() throws {
+        let network = SpyPerformer(
+            forwardingTo: MockPerformer { _ in
+                MockResponse(
+                    headers: ["Cache-Control": "max-age=60", "Vary": "X-API-Key, X-Auth-Token, X-Tenant, Accept"],
+                    data: Data("{}".utf8))
+            })
+        let secrets = [
+            "key-alice-5d1e", "auth-alice-77c2", "tenant-alice-90ab", "pw-alice-3f3f", "tok-alice-c0de",
+            "tid-alice-b33f",
+        ]
+        let headers = [
+            "X-API-Key": "key-alice-5d1e", "X-Auth-Token": "auth-alice-77c2", "X-Tenant": "tenant-alice-90ab",
+            "Accept": "application/json",
+        ]
+        let aliceURL =
+            "https://alice:pw-alice-3f3f@example.test/me?access_token=tok-alice-c0de&tenant_id=tid-alice-b33f"
+        let secretNames: Redaction = ["X-Tenant", "tenant_id"]
+        let performer = try makePerformer(network, .disk, secrets: secretNames)
+
+        let first: Response = try perform(performer, headers, url: aliceURL)
+        let hit: Response = try perform(performer, headers, url: aliceURL)
+        #expect(network.calls.count == 1, "the same credentials match their tags")
+        #expect(hit.url?.absoluteString == aliceURL, "a hit carries the request's URL, not its tagged form")
+        #expect(first.url == hit.url)
+        let restarted = try makePerformer(network, .disk, secrets: secretNames)
+        _ = try perform(restarted, headers, url: aliceURL) as Response
+        #expect(network.calls.count == 1, "and so after a restart, with the salt on disk")
+        var other = headers
+        other["X-API-Key"] = "key-bob-0000"
+        _ = try perform(restarted, other, url: aliceURL) as Response
+        #expect(network.calls.count == 2, "another key is another user")
+        let otherToken = aliceURL.replacingOccurrences(of: "tok-alice", with: "tok-bob")
+        _ = try perform(restarted, headers, url: otherToken) as Response
+        #expect(network.calls.count == 3, "another token is another user")
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(names.filter { $0.hasSuffix(".response") }.count == 3)
+        for name in names {
+            let contents = try Data(contentsOf: directory.url.appendingPathComponent(name))
+            for secret in secrets + ["alice:", "key-bob", "tok-bob"] {
+                #expect(contents.range(of: Data(secret.utf8)) == nil, "\(name) holds \(secret)")
+            }
+        }
     }
 
     @Test func removeAllAuthorizedByWithoutCredentialsRemovesNothing() throws {

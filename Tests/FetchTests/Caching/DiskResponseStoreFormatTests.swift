@@ -110,6 +110,7 @@ import Testing
         var old = encoded
         old.replaceSubrange(0..<8, with: Data("FETCHRS3".utf8))
         try old.write(to: entryFile("/users/1"))
+        try #require(chmod(entryFile("/users/1").path, 0o600) == 0, "as the store writes its files")
 
         let store = try store()
         for file in oldFiles {

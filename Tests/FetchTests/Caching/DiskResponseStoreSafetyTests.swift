@@ -195,6 +195,7 @@ import Testing
         let store = try DiskResponseStore(directory: directory.url, limit: 1 << 20)
         let file = directory.url.appendingPathComponent(Self.entryName("/poisoned"))
         try contents.write(to: file)
+        try #require(chmod(file.path, 0o600) == 0, "as the store writes its files")
         #expect(try store.response(for: good.key, matching: StoredResponses.request("/poisoned")) == nil)
         #expect(!FileManager.default.fileExists(atPath: file.path), "the store's own file, damaged: removed")
     }
