@@ -110,11 +110,11 @@ import Testing
     func aSaltFileOthersCouldHaveChosenOrReadIsRefused(flaw: String) throws {
         _ = try ResponseCache(directory: directory.url)
         let salt = directory.url.appendingPathComponent(DiskResponseStore.saltFileName)
+        let elsewhere = try TemporaryDirectory()
         switch flaw {
         case "mode":
             try #require(chmod(salt.path, 0o644) == 0)
         default:
-            let elsewhere = try TemporaryDirectory()
             let planted = elsewhere.url.appendingPathComponent("salt")
             try FileManager.default.moveItem(at: salt, to: planted)
             try FileManager.default.createSymbolicLink(at: salt, withDestinationURL: planted)
