@@ -40,3 +40,10 @@ func diskCachingSample(session: Session) async throws {
     // DOC-END
     _ = user
 }
+
+func cacheSecretsSample() {
+    // DOC-BEGIN
+    let cache = ResponseCache(secrets: ["X-Tenant", "tenant_id"])
+    // DOC-END
+    _ = cache
+}
