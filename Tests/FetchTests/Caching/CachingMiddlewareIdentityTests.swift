@@ -478,4 +478,40 @@ struct Answer: Decodable, Parsable, Equatable {
         #expect(try Hit.parse(response: other, errorParser: nil).get() == Hit(hit: 2))
         #expect(try await server.hits(cookiePath) == 2)
     }
+
+    @Test(arguments: SessionFace.allCases, [false, true])
+    func usersThatDifferOnlyInAnAPIKeyOrATokenParameterStayApartOnEveryFace(face: SessionFace, onDisk: Bool)
+        async throws
+    {
+        let (session, finish) = try face.makeSession()
+        defer { finish() }
+        let directory = try TemporaryDirectory()
+        let cache = onDisk ? try ResponseCache(directory: directory.url, maximumBytes: 0) : ResponseCache()
+        let performer = CachedPerformer(session, cache)
+        let path = "/cacheable/\(UUID().uuidString)"
+        let url = server.url(path + "?cc=max-age=60")
+        let alice = TestRequest(url, headers: ["X-API-Key": "alice-key-1f7c"])
+        let bob = TestRequest(url, headers: ["X-API-Key": "bob-key-9a2e"])
+        let aliceToken = TestRequest(server.url(path + "?cc=max-age=60&access_token=alice-tok-1f7c"))
+        let bobToken = TestRequest(server.url(path + "?cc=max-age=60&access_token=bob-tok-9a2e"))
+
+        #expect(try await performer.perform(alice) == Hit(hit: 1))
+        #expect(try await performer.perform(bob) == Hit(hit: 2), "Bob's own answer, not Alice's")
+        #expect(try await performer.perform(alice) == Hit(hit: 1))
+        #expect(try await performer.perform(bob) == Hit(hit: 2))
+        #expect(try await performer.perform(aliceToken) == Hit(hit: 3))
+        #expect(try await performer.perform(bobToken) == Hit(hit: 4))
+        #expect(try await performer.perform(aliceToken) == Hit(hit: 3))
+        #expect(try await server.hits(path) == 4)
+
+        guard onDisk else {
+            return
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
+            let contents = try Data(contentsOf: directory.url.appendingPathComponent(name))
+            for secret in ["alice-key-1f7c", "bob-key-9a2e", "alice-tok-1f7c", "bob-tok-9a2e"] {
+                #expect(contents.range(of: Data(secret.utf8)) == nil, "\(name) holds \(secret)")
+            }
+        }
+    }
 }
