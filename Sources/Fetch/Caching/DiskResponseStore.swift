@@ -22,9 +22,10 @@ import Foundation
 /// is truncated, corrupt, of an older format or of another key is never served, and removed when met. The hash
 /// guards against damage (a cut write, a bad sector, a stray edit), not against someone who can write the
 /// directory: they could write a matching hash as well. Two keys whose names collide only replace each other's
-/// file, since the key stored in the file is compared on every read. Files of the previous formats (`FETCHRS3`,
-/// 32 digits; `FETCHRS2`, named by the SHA-256 of the key) are removed when the store opens the directory, and
-/// their responses fetched again: they may hold credentials in clear for `Vary`.
+/// file, since the key stored in the file is compared on every read. Files of the previous formats (`FETCHRS4`,
+/// named as now; `FETCHRS3`, 32 digits; `FETCHRS2`, named by the SHA-256 of the key) are removed when the store
+/// opens the directory, and their responses fetched again: they may hold credentials in clear (for `Vary`, or in a
+/// URL).
 ///
 /// **Only its own files.** The store removes only files it can prove are its own: a regular file (never a symbolic
 /// link, never a directory) with its name pattern and one of its magic numbers; a temporary file only by its exact
@@ -78,9 +79,9 @@ package final class DiskResponseStore: Sendable {
     private let lastUseDate = Locked(Date.distantPast)
 
     /// The files' first bytes, which say what they are and in which format (eight, read as one word).
-    private static let magic = Data("FETCHRS4".utf8)
+    private static let magic = Data("FETCHRS5".utf8)
     /// The magic numbers of the previous formats, whose files the store removes.
-    private static let oldMagics = [Data("FETCHRS3".utf8), Data("FETCHRS2".utf8)]
+    private static let oldMagics = [Data("FETCHRS4".utf8), Data("FETCHRS3".utf8), Data("FETCHRS2".utf8)]
     /// The file that holds the salt of the credentials' tags, and the first bytes of its contents.
     static let saltFileName = ".fetch-cache-salt"
     private static let saltMagic = Data("FETCHSLT".utf8)
@@ -94,7 +95,8 @@ package final class DiskResponseStore: Sendable {
     private static var nameDigits: Int { 48 }
     /// The digits of the owner in a file's name.
     private static var ownerDigits: Int { 16 }
-    /// The hexadecimal digits of the names of the previous formats' files (`FETCHRS3`, `FETCHRS2`).
+    /// The hexadecimal digits of the names of the previous formats' files (`FETCHRS3`, `FETCHRS2`; `FETCHRS4` files
+    /// have the current names).
     private static let oldNameDigits: Set<Int> = [32, 64]
     private static let suffix = ".response"
     private static let hexDigits = Set("0123456789abcdef".utf8)
@@ -430,7 +432,9 @@ package final class DiskResponseStore: Sendable {
                 found.append((name, Int(clamping: max(0, status.st_size)), modified))
                 continue
             }
-            if isFile, Self.isOldEntryName(name), Self.ownMagic(at: path) != nil {
+            if isFile, Self.isEntryName(name) || Self.isOldEntryName(name),
+                let found = Self.ownMagic(at: path), found != Self.magic
+            {
                 unlink(path)  // a file of a previous format: its response is fetched again
                 continue
             }
@@ -646,14 +650,16 @@ package final class DiskResponseStore: Sendable {
         }
     }
 
-    /// The file for `response` (format `FETCHRS4`): magic, metadata length (4 bytes, big-endian), metadata, body,
+    /// The file for `response` (format `FETCHRS5`): magic, metadata length (4 bytes, big-endian), metadata, body,
     /// and the ``ContentHash`` of all that (8 bytes, big-endian).
     ///
-    /// `FETCHRS4` has the layout of `FETCHRS3`; what changed is what it holds and where: the key carries the tag of
-    /// the credentials (``CacheKey``), the `Vary` values hold credentials' tags instead of their values, freshness
-    /// values are clamped, and the name starts with the owner's digits. The new magic makes the store remove the
-    /// older files, which may hold a bearer token in clear or an `Age: 1e300`. The header fields are a list in
-    /// their order, a repeated name once per field, as the format always wrote them (it is read the same way).
+    /// `FETCHRS5` has the layout and names of `FETCHRS4`; what changed is what it holds: every secret header field
+    /// that `Vary` names (not only `Authorization`, `Cookie` and `Proxy-Authorization`) is kept as its tag, and the
+    /// key and the URL have their user info and secret query values tagged (``CacheIdentity``). `FETCHRS4` had the
+    /// layout of `FETCHRS3`; it put the tag of the credentials in the key (``CacheKey``) and the owner's digits in
+    /// the name, and clamped freshness values. Each new magic makes the store remove the older files, which may hold
+    /// an API key or a bearer token in clear, or an `Age: 1e300`. The header fields are a list in their order, a
+    /// repeated name once per field, as the format always wrote them (it is read the same way).
     ///
     /// The metadata is binary, not JSON: `JSONDecoder` was half of what a hit from disk cost. In order: the key, the
     /// status, the headers, the URL, the `Vary` values, the request and response times, the response's

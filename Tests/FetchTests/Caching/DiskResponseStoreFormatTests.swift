@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The disk store's file format (`FETCHRS4`): names, the hash that catches damage, the stored freshness, files of
+/// The disk store's file format (`FETCHRS5`): names, the hash that catches damage, the stored freshness, files of
 /// the previous format, and how a hit reads a file and marks its use.
 @Suite struct DiskResponseStoreFormatTests {
     let directory: TemporaryDirectory
@@ -47,7 +47,7 @@ import Testing
         #expect(owned != DiskResponseStore.fileName(for: "https://api.example.com/users/1"))
         try store().insert(StoredResponses.make("/users/1"))
         let contents = try Data(contentsOf: entryFile("/users/1"))
-        #expect(contents.prefix(8) == Data("FETCHRS4".utf8))
+        #expect(contents.prefix(8) == Data("FETCHRS5".utf8))
     }
 
     @Test func everyFlippedByteMakesTheFileUnreadable() throws {
@@ -106,6 +106,13 @@ import Testing
             try old.write(to: file)
             oldFiles.append(file)
         }
+        // FETCHRS4 files have the current names, and may hold an API key in clear for Vary: removed when a store
+        // opens.
+        var previous = try #require(DiskResponseStore.encode(StoredResponses.make("/users/4")))
+        previous.replaceSubrange(0..<8, with: Data("FETCHRS4".utf8))
+        try previous.write(to: entryFile("/users/4"))
+        try #require(chmod(entryFile("/users/4").path, 0o600) == 0, "as the store wrote its files")
+        oldFiles.append(entryFile("/users/4"))
         // One at a current name is not indexed, and removed when met.
         var old = encoded
         old.replaceSubrange(0..<8, with: Data("FETCHRS3".utf8))
