@@ -332,8 +332,10 @@ package final class DiskResponseStore: Sendable {
             return
         }
         // A file at the name that this store did not write or index may be someone else's: replace only the store's.
-        if index.withLock({ $0.entries[name] == nil }), Self.ownMagic(at: directoryPrefix + name) == nil,
-            Self.exists(directoryPrefix + name)
+        // Looked at in this order, a file another store renames into place meanwhile is seen whole, not missed by
+        // the magic check and then found by the existence check.
+        if index.withLock({ $0.entries[name] == nil }), Self.exists(directoryPrefix + name),
+            Self.ownMagic(at: directoryPrefix + name) == nil
         {
             return
         }
