@@ -92,10 +92,10 @@ public struct DownloadResumption: Sendable {
     /// - Parameter destination: The download's destination.
     /// - Throws: The file system's error when a file exists but cannot be deleted.
     public static func removePartialFiles(for destination: URL) throws {
-        let files = FileManager.default
-        for url in [partialFile(for: destination), recordFile(for: destination)]
-        where files.fileExists(atPath: url.path) {
-            try files.removeItem(at: url)
+        // unlink(2): a directory at either path (which no download made) is never removed, a symbolic link is
+        // removed itself, never what it points to.
+        for url in [partialFile(for: destination), recordFile(for: destination)] {
+            try OwnerOnlyFile.remove(url)
         }
     }
 }

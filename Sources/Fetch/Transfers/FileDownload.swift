@@ -649,8 +649,11 @@ final class FileDownload: Cancellable {
                 return checked.response.requireSuccess(errorParser: errorParser)
             }
             var keepsPartial = true
-            if case .failure(let error as FetchError) = result, case .integrityCheckFailed = error {
-                keepsPartial = false
+            if case .failure(let error as FetchError) = result {
+                switch error {
+                case .integrityCheckFailed, .invalidRequest: keepsPartial = false
+                default: break
+                }
             }
             end(result, keepsPartial: keepsPartial)
         }
@@ -674,11 +677,13 @@ final class FileDownload: Cancellable {
         guard !isCancelled else {
             throw FetchError.cancelled(request: request)
         }
-        let files = FileManager.default
-        if files.fileExists(atPath: destination.path) {
-            try files.removeItem(at: destination)
+        // One rename in the destination's folder: a regular file there is replaced in one step, and a directory or
+        // a symbolic link that appeared there since the start is refused, never removed or followed.
+        do {
+            try OwnerOnlyFile.moveIntoPlace(partial, over: destination)
+        } catch {
+            throw destinationProblem(error)
         }
-        try files.moveItem(at: partial, to: destination)
         removeRecord()
         return size
     }
@@ -721,6 +726,14 @@ final class FileDownload: Cancellable {
         case .system, nil:
             error
         }
+    }
+
+    /// A destination that cannot take the finished file (it became a directory or a symbolic link while the body
+    /// came), as the error of this download.
+    private func destinationProblem(_ error: any Error) -> any Error {
+        FetchError.invalidRequest(
+            "\(request.method) \(request.url.absoluteString): cannot move the downloaded file to \(destination.path):"
+                + " \(ErrorText.describe(error)); it is left as it is")
     }
 
     /// Whether a `206` comes from the version whose bytes the partial file holds: its strong `ETag` is the one
@@ -770,7 +783,8 @@ final class FileDownload: Cancellable {
         guard resumption != nil else {
             return
         }
-        try? FileManager.default.removeItem(at: recordFile)  // nil: there was none
+        // Best effort, and never a directory: without its partial file, a record is not used.
+        try? OwnerOnlyFile.remove(recordFile)
     }
 
     private func closeFile(_ state: inout State) {
@@ -780,7 +794,7 @@ final class FileDownload: Cancellable {
 
     /// Deletes the partial file of a download that is not resumed and failed: no later run can use it.
     private func removePlainPartialFile() {
-        try? FileManager.default.removeItem(at: partial)  // nil: it was never made, or was moved into place
+        try? OwnerOnlyFile.remove(partial)  // fails only when something else, which is not Fetch's, is there
     }
 
     // MARK: - Delivery

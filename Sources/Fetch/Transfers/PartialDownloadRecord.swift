@@ -40,7 +40,7 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
         for (path, kind) in [(partial, partialKind), (recordFile, OwnerOnlyFile.kind(at: recordFile))] {
             switch kind {
             case .symbolicLink: throw OwnerOnlyFile.Failure.symbolicLink(path.path)
-            case .other: throw OwnerOnlyFile.Failure.notRegularFile(path.path)
+            case .directory, .other: throw OwnerOnlyFile.Failure.notRegularFile(path.path)
             case .nothing, .regularFile: break
             }
         }

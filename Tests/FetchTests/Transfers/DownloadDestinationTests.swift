@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// A download into a directory that does not exist fails at once, naming the call and the directory, and sends
-/// nothing: otherwise the whole body would be transferred and then lost when it could not be moved into place.
+/// nothing: otherwise the whole body would be transferred and then lost when it could not be moved into place. A
+/// destination that is a directory, a symbolic link, or a path with `/`, `.` or `..` where a file name should be, is
+/// refused the same way, on both transports, and everything there stays as it was.
 @Suite struct DownloadDestinationTests {
     let server: TestServer
     let transfers: Session
@@ -64,5 +66,111 @@ import Testing
         let destination = temporary.url.appending(path: "user-\(form.rawValue).json")
         _ = try await download(form, TestRequest(server.url("/users/1")), to: destination)
         #expect(FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    /// A destination that is not a file Fetch may replace, as a test lays it out under `parent`.
+    enum Refused: String, CaseIterable, Sendable {
+        /// `parent/dir`, an existing directory with a file in it.
+        case directory
+        /// `parent/dir/`.
+        case directoryWithSlash
+        /// `parent/new/`: nothing there yet, but the path names a directory.
+        case missingWithSlash
+        /// `parent/dir/sub/..`, which names `dir`.
+        case dotDot
+        /// `parent/dir/.`.
+        case dot
+        /// `parent/link`, a symbolic link to `parent/dir/keep.txt`.
+        case symbolicLinkToFile
+        /// `parent/link`, a symbolic link to `parent/dir`.
+        case symbolicLinkToDirectory
+
+        /// What the error must say of the destination.
+        var reason: String {
+            switch self {
+            case .directory, .directoryWithSlash: "it is a directory"
+            case .missingWithSlash: "ends in \"/\""
+            case .dotDot: "has a \"..\" component"
+            case .dot: "has a \".\" component"
+            case .symbolicLinkToFile, .symbolicLinkToDirectory: "it is a symbolic link"
+            }
+        }
+    }
+
+    /// Lays out `parent/dir/keep.txt` and `parent/dir/sub/inner.txt` (and the link the case needs) and returns
+    /// the destination.
+    static func layOut(_ refused: Refused, in parent: URL) throws -> URL {
+        let files = FileManager.default
+        let directory = parent.appending(path: "dir")
+        try files.createDirectory(at: directory.appending(path: "sub"), withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: directory.appending(path: "keep.txt"))
+        try Data("inner".utf8).write(to: directory.appending(path: "sub/inner.txt"))
+        let link = parent.appending(path: "link")
+        switch refused {
+        case .directory:
+            return directory
+        case .directoryWithSlash:
+            return parent.appending(path: "dir/")
+        case .missingWithSlash:
+            return parent.appending(path: "new/")
+        case .dotDot:
+            return directory.appending(path: "sub").appending(path: "..")
+        case .dot:
+            return directory.appending(path: ".")
+        case .symbolicLinkToFile:
+            try files.createSymbolicLink(at: link, withDestinationURL: directory.appending(path: "keep.txt"))
+            return link
+        case .symbolicLinkToDirectory:
+            try files.createSymbolicLink(at: link, withDestinationURL: directory)
+            return link
+        }
+    }
+
+    /// Everything under `url`, as relative paths with their contents (`nil` for a directory or a link's target).
+    static func snapshot(_ url: URL) throws -> [String: String] {
+        var found: [String: String] = [:]
+        let files = FileManager.default
+        for path in try files.subpathsOfDirectory(atPath: url.path) {
+            let item = url.appending(path: path)
+            let type = try files.attributesOfItem(atPath: item.path)[.type] as? FileAttributeType
+            switch type {
+            case .typeRegular?:
+                found[path] = String(decoding: try Data(contentsOf: item), as: UTF8.self)
+            case .typeSymbolicLink?:
+                found[path] = "-> " + (try files.destinationOfSymbolicLink(atPath: item.path))
+            default:
+                found[path] = "directory"
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: SessionTransport.allCases, Refused.allCases)
+    func aDestinationThatIsNotAFileIsRefusedBeforeAnythingIsSentAndNothingThereChanges(
+        _ transport: SessionTransport, _ refused: Refused
+    ) async throws {
+        let session = try transferPerformer(transport)
+        for form in Form.allCases {
+            let parent = temporary.url.appending(path: "\(transport.rawValue)-\(refused.rawValue)-\(form.rawValue)")
+            let destination = try Self.layOut(refused, in: parent)
+            let before = try Self.snapshot(parent)
+            // A route that answers 200: the download would get as far as moving its file into place.
+            let path = "/echo/\(UUID().uuidString)"
+            let request = TestRequest(server.url(path))
+            do {
+                let transfer =
+                    form == .plain
+                    ? session.download(request, to: destination)
+                    : session.download(request, to: destination, resumption: DownloadResumption())
+                let response = try await transfer.value
+                Issue.record("\(form): expected the download to be refused, got \(response.status)")
+            } catch FetchError.invalidRequest(let reason) {
+                #expect(reason.contains("GET \(server.url(path).absoluteString)"), "\(reason)")
+                #expect(reason.contains("cannot download to \(destination.path)"), "\(reason)")
+                #expect(reason.contains(refused.reason), "\(reason)")
+            }
+            #expect(try await server.hits(path) == 0, "\(form)")
+            #expect(try Self.snapshot(parent) == before, "\(form): something under \(parent.path) changed")
+        }
     }
 }
