@@ -310,6 +310,29 @@ struct ResumeServer {
         #expect(scheduler.delays == [0.5, 1])
     }
 
+    @Test(arguments: SessionTransport.allCases)
+    func theAttemptsInAllAreBoundedEvenWhenEachMakesProgress(transport: SessionTransport) async throws {
+        // Every connection drops after 10 kB: each attempt gets further, and the whole would take 100 attempts.
+        let (id, url) = server.resource("size=1000000&drop=10000")
+        let destination = directory.url.appending(path: "budget-\(transport.rawValue).bin")
+        let transfer = try transferPerformer(transport).download(
+            TestRequest(url), to: destination, resumption: Self.resumption(attempts: 2))
+
+        let error = try await Self.failure(of: transfer)
+
+        guard case .attemptsExhausted(let attempts, _, _) = error else {
+            Issue.record("expected .attemptsExhausted, got \(error)")
+            return
+        }
+        #expect(attempts == 20)
+        #expect(try await server.stats(id).requests.count == 20)
+        // What it got so far stays for a later run.
+        let kept =
+            try FileManager.default.attributesOfItem(
+                atPath: DownloadResumption.partialFile(for: destination).path)[.size] as? NSNumber
+        #expect(kept?.intValue == 200_000)
+    }
+
     @Test func anErrorStatusFailsWithTheBodyAndKeepsNothing() async throws {
         let destination = directory.url.appending(path: "missing.json")
         let transfer = transfers.download(
