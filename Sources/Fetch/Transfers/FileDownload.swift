@@ -756,8 +756,9 @@ final class FileDownload: Cancellable {
         flush()
     }
 
+    /// The download's error for a body that fails a check, naming the request (its method and URL).
     private func integrityError(_ reason: String) -> FetchError {
-        .integrityCheckFailed(url: request.url, reason: reason)
+        .integrityCheckFailed(url: request.url, reason: reason, request: request)
     }
 
     /// A partial file or record that cannot be used safely (a symbolic link, not a regular file), as the error of
