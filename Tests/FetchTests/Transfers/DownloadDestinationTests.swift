@@ -173,4 +173,71 @@ import Testing
             #expect(try Self.snapshot(parent) == before, "\(form): something under \(parent.path) changed")
         }
     }
+
+    /// Makes a directory, with a file in it, at `path` as the request goes by: a destination that becomes a
+    /// directory after the download has checked it.
+    struct MakesADirectory: Middleware {
+        let path: URL
+
+        func intercept(
+            _ request: any Request,
+            context: CallContext,
+            next: Next,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            do {
+                try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+                try Data("kept".utf8).write(to: path.appending(path: "keep.txt"))
+            } catch {
+                completion(.failure(error))
+                return
+            }
+            next(request, completion: completion)
+        }
+    }
+
+    @Test(arguments: SessionTransport.allCases, Form.allCases)
+    func aDirectoryMadeAtTheDestinationWhileTheBodyComesIsNeitherRemovedNorReplaced(
+        _ transport: SessionTransport, _ form: Form
+    ) async throws {
+        let parent = temporary.url.appending(path: "late-\(transport.rawValue)-\(form.rawValue)")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let destination = parent.appending(path: "user.json")
+        let session = try transferPerformer(transport).with(MakesADirectory(path: destination))
+        let request = TestRequest(server.url("/echo/\(UUID().uuidString)"))
+        do {
+            let transfer =
+                form == .plain
+                ? session.download(request, to: destination)
+                : session.download(request, to: destination, resumption: DownloadResumption())
+            let response = try await transfer.value
+            Issue.record("expected the download to fail, got \(response.status)")
+        } catch FetchError.invalidRequest(let reason) {
+            #expect(reason.contains("GET \(request.url.absoluteString)"), "\(reason)")
+            #expect(reason.contains("cannot move the downloaded file to \(destination.path)"), "\(reason)")
+        }
+        #expect(try Self.snapshot(parent) == ["user.json": "directory", "user.json/keep.txt": "kept"])
+    }
+
+    @Test(arguments: SessionTransport.allCases, Form.allCases)
+    func anExistingRegularFileIsReplacedWholeAndNothingElseStays(_ transport: SessionTransport, _ form: Form)
+        async throws
+    {
+        let parent = temporary.url.appending(path: "replaced-\(transport.rawValue)-\(form.rawValue)")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let destination = parent.appending(path: "user.json")
+        try Data("the old file, longer than the new body will be".utf8).write(to: destination)
+        let session = try transferPerformer(transport)
+        let request = TestRequest(server.url("/users/1"))
+
+        let response =
+            try await form == .plain
+            ? session.download(request, to: destination).value
+            : session.download(request, to: destination, resumption: DownloadResumption()).value
+
+        #expect(response.status == 200)
+        let expected: Data = try await session.perform(request)
+        #expect(try Data(contentsOf: destination) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["user.json"])
+    }
 }
