@@ -346,6 +346,17 @@ struct ResumeServer {
         #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
     }
 
+    @Test func removingThePartialFilesNeverRemovesADirectoryThere() throws {
+        let destination = directory.url.appending(path: "kept.bin")
+        let partial = DownloadResumption.partialFile(for: destination)
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: partial.appending(path: "inside.txt"))
+
+        #expect(throws: (any Error).self) { try DownloadResumption.removePartialFiles(for: destination) }
+
+        #expect(try Data(contentsOf: partial.appending(path: "inside.txt")) == Data("kept".utf8))
+    }
+
     @Test func cancellingKeepsThePartialFileForLater() async throws {
         let (_, url) = server.resource("size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=300000")
         let destination = directory.url.appending(path: "cancelled.bin")
