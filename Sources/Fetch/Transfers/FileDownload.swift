@@ -787,7 +787,7 @@ final class FileDownload: Cancellable {
     /// validator does not say which version it is, and is not trusted.
     private static func hasValidator(of state: State, _ response: Response) -> Bool {
         if let entityTag = state.entityTag {
-            return response.headers["ETag"] == entityTag
+            return strongEntityTag(of: response) == entityTag
         }
         if let lastModified = state.lastModified {
             return response.headers["Last-Modified"] == lastModified

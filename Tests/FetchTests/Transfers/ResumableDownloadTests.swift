@@ -195,12 +195,16 @@ struct ResumeServer {
         #expect(values.last?.completedBytes == Int64(size))
     }
 
-    @Test func aLastModifiedValidatorIsSentInIfRange() async throws {
+    /// The server's `Last-Modified` is years before its `Date`: a strong validator (RFC 9110 §8.8.2.2).
+    @Test(arguments: SessionTransport.allCases)
+    func aStrongLastModifiedValidatorIsSentInIfRange(transport: SessionTransport) async throws {
         let size = 2 << 20
         let (id, url) = server.resource("size=\(size)&drop=\(1 << 20)&validator=lm")
-        let destination = directory.url.appending(path: "last-modified.bin")
+        let destination = directory.url.appending(path: "last-modified-\(transport.rawValue).bin")
 
-        _ = try await download(url, to: destination, resumption: Self.resumption())
+        _ = try await values(
+            of: try transferPerformer(transport).download(
+                TestRequest(url), to: destination, resumption: Self.resumption()))
 
         let stats = try await server.stats(id)
         #expect(stats.requests.map(\.status) == [200, 206])
