@@ -174,9 +174,25 @@ import Testing
         }
     }
 
-    /// Makes a directory, with a file in it, at `path` as the request goes by: a destination that becomes a
-    /// directory after the download has checked it.
-    struct MakesADirectory: Middleware {
+    /// What a middleware plants at the destination as the request goes by: after the download has checked it.
+    enum Planted: String, CaseIterable, Sendable {
+        /// A directory with `keep.txt` in it.
+        case directory
+        /// A symbolic link to `victim.txt` beside the destination.
+        case symbolicLink
+
+        /// Everything the parent must hold afterwards, as ``DownloadDestinationTests/snapshot(_:)`` shows it.
+        func expected(in parent: URL) -> [String: String] {
+            switch self {
+            case .directory: ["user.json": "directory", "user.json/keep.txt": "kept"]
+            case .symbolicLink: ["user.json": "-> " + parent.appending(path: "victim.txt").path, "victim.txt": "kept"]
+            }
+        }
+    }
+
+    /// Plants `planted` at `path` as the request goes by.
+    struct Plants: Middleware {
+        let planted: Planted
         let path: URL
 
         func intercept(
@@ -186,8 +202,15 @@ import Testing
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
             do {
-                try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
-                try Data("kept".utf8).write(to: path.appending(path: "keep.txt"))
+                switch planted {
+                case .directory:
+                    try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+                    try Data("kept".utf8).write(to: path.appending(path: "keep.txt"))
+                case .symbolicLink:
+                    let victim = path.deletingLastPathComponent().appending(path: "victim.txt")
+                    try Data("kept".utf8).write(to: victim)
+                    try FileManager.default.createSymbolicLink(at: path, withDestinationURL: victim)
+                }
             } catch {
                 completion(.failure(error))
                 return
@@ -196,27 +219,30 @@ import Testing
         }
     }
 
-    @Test(arguments: SessionTransport.allCases, Form.allCases)
-    func aDirectoryMadeAtTheDestinationWhileTheBodyComesIsNeitherRemovedNorReplaced(
-        _ transport: SessionTransport, _ form: Form
+    @Test(arguments: SessionTransport.allCases, Planted.allCases)
+    func aDirectoryOrALinkPlantedAtTheDestinationWhileTheBodyComesIsNeitherRemovedNorFollowed(
+        _ transport: SessionTransport, _ planted: Planted
     ) async throws {
-        let parent = temporary.url.appending(path: "late-\(transport.rawValue)-\(form.rawValue)")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        let destination = parent.appending(path: "user.json")
-        let session = try transferPerformer(transport).with(MakesADirectory(path: destination))
-        let request = TestRequest(server.url("/echo/\(UUID().uuidString)"))
-        do {
-            let transfer =
-                form == .plain
-                ? session.download(request, to: destination)
-                : session.download(request, to: destination, resumption: DownloadResumption())
-            let response = try await transfer.value
-            Issue.record("expected the download to fail, got \(response.status)")
-        } catch FetchError.invalidRequest(let reason) {
-            #expect(reason.contains("GET \(request.url.absoluteString)"), "\(reason)")
-            #expect(reason.contains("cannot move the downloaded file to \(destination.path)"), "\(reason)")
+        for form in Form.allCases {
+            let parent = temporary.url.appending(
+                path: "late-\(transport.rawValue)-\(planted.rawValue)-\(form.rawValue)")
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            let destination = parent.appending(path: "user.json")
+            let session = try transferPerformer(transport).with(Plants(planted: planted, path: destination))
+            let request = TestRequest(server.url("/echo/\(UUID().uuidString)"))
+            do {
+                let transfer =
+                    form == .plain
+                    ? session.download(request, to: destination)
+                    : session.download(request, to: destination, resumption: DownloadResumption())
+                let response = try await transfer.value
+                Issue.record("\(form): expected the download to fail, got \(response.status)")
+            } catch FetchError.invalidRequest(let reason) {
+                #expect(reason.contains("GET \(request.url.absoluteString)"), "\(reason)")
+                #expect(reason.contains("cannot move the downloaded file to \(destination.path)"), "\(reason)")
+            }
+            #expect(try Self.snapshot(parent) == planted.expected(in: parent), "\(form)")
         }
-        #expect(try Self.snapshot(parent) == ["user.json": "directory", "user.json/keep.txt": "kept"])
     }
 
     @Test(arguments: SessionTransport.allCases, Form.allCases)
