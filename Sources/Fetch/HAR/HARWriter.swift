@@ -17,8 +17,8 @@ import Foundation
 /// ```
 ///
 /// A HAR file holds bodies, cookies and URLs, so it is written readable by its owner only (mode 0600, whatever the
-/// umask, on every rewrite). A symbolic link at the file's path is not followed: the writer does not open one, and a
-/// link planted later is replaced by the file, never written through.
+/// umask, on every rewrite). A symbolic link at the file's path is not followed: the writer refuses one, and a
+/// link planted later is replaced by the file, never written through. A directory at the path is refused too.
 ///
 /// Each entry is encoded once, when it is appended; a write joins the encoded entries. Keep one writer per file:
 /// two writers of the same file each write their own archive, and the last write wins.
@@ -62,8 +62,12 @@ package final class HARWriter: Sendable {
     ///   - startingOver: Whether to start a new archive even when the file has one; it replaces the file at the
     ///     first append. The default is `false`: add to the file's archive.
     /// - Throws: ``HARError`` when the file exists but is not a HAR archive, naming the JSON path of the problem:
-    ///   Fetch does not write over a file it cannot read, unless told to start over.
+    ///   Fetch does not write over a file it cannot read, unless told to start over. Also when the path is a
+    ///   directory, a symbolic link, or ends in `/` or has `.` or `..` components, even when starting over.
     package init(file: URL, creator: HAR.Creator = .fetch, startingOver: Bool = false) throws {
+        if let reason = FilePathCheck.problem(with: file, for: .writing) {
+            throw HARError(file: file, path: "", reason: "cannot be recorded into: \(reason)")
+        }
         self.file = file
         let archive = (startingOver ? nil : try Self.existingArchive(at: file)) ?? HAR(creator: creator)
         let encoded: [Data]

@@ -24,7 +24,8 @@ extension Middleware where Self == RecordingMiddleware {
     ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
     ///     says so. The default is 64 KiB.
     /// - Returns: The middleware.
-    /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive.
+    /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive, or is a directory or a symbolic link
+    ///   (which is not followed), or its path ends in `/` or has `.` or `..` components.
     public static func record(
         to harFile: URL,
         redacting redaction: Redaction = [],

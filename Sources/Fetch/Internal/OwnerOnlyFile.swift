@@ -45,6 +45,8 @@ enum OwnerOnlyFile {
         case nothing
         case regularFile
         case symbolicLink
+        case directory
+        /// A device, a pipe, a socket.
         case other
     }
 
@@ -57,6 +59,7 @@ enum OwnerOnlyFile {
         switch status.st_mode & S_IFMT {
         case S_IFREG: return .regularFile
         case S_IFLNK: return .symbolicLink
+        case S_IFDIR: return .directory
         default: return .other
         }
     }
@@ -124,6 +127,26 @@ enum OwnerOnlyFile {
         } catch {
             unlink(temporary.path)  // -1 when it was never made or is renamed already: nothing to remove
             throw error
+        }
+    }
+
+    /// Puts the regular file at `source` in place of `destination` in one step with `rename(2)`: a regular file
+    /// there is replaced, a directory never (`rename(2)` does not replace one with a file, and nothing is removed
+    /// first), and a symbolic link there is replaced itself, never followed.
+    ///
+    /// - Throws: ``Failure/system(operation:path:reason:)`` when the rename fails; `source` is left as it is.
+    static func moveIntoPlace(_ source: URL, over destination: URL) throws {
+        switch kind(at: destination) {
+        case .directory, .other:
+            throw Failure.notRegularFile(destination.path)
+        case .symbolicLink:
+            throw Failure.symbolicLink(destination.path)
+        case .nothing, .regularFile:
+            break
+        }
+        guard rename(source.path, destination.path) == 0 else {
+            throw Failure.system(
+                operation: "rename \(source.lastPathComponent) over", path: destination.path, reason: lastError())
         }
     }
 

@@ -64,6 +64,13 @@ extension MultipartBody {
             case .data(let data):
                 length += data.count
             case .file(let url):
+                if let reason = FilePathCheck.problem(with: url, for: .reading) {
+                    // A directory, a symbolic link or a path with `..` is never read into a body.
+                    throw FetchError.encoding(
+                        BodyEncodingError(
+                            "multipart part \(part.name.debugDescription): cannot read \(FilePathCheck.shown(url)):"
+                                + " \(reason)"))
+                }
                 do {
                     let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
                     length += (attributes[.size] as? NSNumber)?.intValue ?? 0

@@ -63,7 +63,9 @@ public struct MultipartBody: Sendable {
     ///
     /// - Parameters:
     ///   - name: The field's name.
-    ///   - fileURL: The file to send.
+    ///   - fileURL: The file to send: a regular file. A directory, a symbolic link (which is not followed) or a
+    ///     path with `.` or `..` components fails the request's building with
+    ///     ``FetchError/encoding(_:request:)``, before anything is read or sent.
     ///   - filename: The file name the server sees. The default is the last component of `fileURL`.
     ///   - contentType: The file's media type. The default is `application/octet-stream`.
     /// - Returns: The body with the file added after the other parts.

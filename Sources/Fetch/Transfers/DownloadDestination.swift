@@ -2,14 +2,18 @@ import Foundation
 
 /// The check a download's destination passes before anything is sent.
 enum DownloadDestination {
-    /// Why the body of `request` cannot be written to `destination`, or `nil` when its directory exists.
+    /// Why the body of `request` cannot be written to `destination`, or `nil` when it can: the destination passes
+    /// ``FilePathCheck`` (it names a regular file or nothing, never a directory, a symbolic link or a path with `.`
+    /// or `..`), and its directory exists.
     ///
-    /// Checked before the request is sent, so that a mistyped path costs no transfer: otherwise the body would be
-    /// downloaded whole and then lost when it could not be moved into place.
+    /// Checked before the request is sent, so that a mistyped path costs no transfer and destroys nothing:
+    /// otherwise the body would be downloaded whole and then lost when it could not be moved into place.
     static func problem(with destination: URL, for request: any Request) -> FetchError? {
         let call = "\(request.method) \(request.url.absoluteString)"
-        guard destination.isFileURL else {
-            return .invalidRequest("\(call): cannot download to \(destination.absoluteString): not a file URL")
+        if let reason = FilePathCheck.problem(with: destination, for: .writing) {
+            return .invalidRequest(
+                "\(call): cannot download to \(FilePathCheck.shown(destination)): \(reason); nothing was sent,"
+                    + " and nothing there was changed")
         }
         let directory = destination.deletingLastPathComponent()
         var isDirectory: ObjCBool = false

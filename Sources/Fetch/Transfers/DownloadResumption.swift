@@ -22,21 +22,30 @@ import Foundation
 /// signing middleware signs each, a retry middleware retries each head.
 ///
 /// - A dropped or timed-out connection is retried as ``retryPolicy`` decides, with its backoff, waiting through
-///   ``scheduler``. Its ``RetryPolicy/maximumAttempts`` bounds the attempts in a row that receive no new byte: an
-///   attempt that made progress starts the count again, so a long download survives any number of drops as long as
-///   each one moves it forward.
-/// - The request for the rest carries `If-Range` with the response's strong `ETag`, else its `Last-Modified`. A
+///   ``scheduler``. Its ``RetryPolicy/maximumAttempts`` bounds the attempts in a row that make no progress; an
+///   attempt makes progress when the file gets past the furthest byte it has held in this run, and the count then
+///   starts again. In all, a download makes at most ten times ``RetryPolicy/maximumAttempts`` attempts, those that
+///   made progress and the start-overs after an untrusted answer included; then it fails with
+///   ``FetchError/attemptsExhausted(attempts:lastError:request:)``. So a long download survives many drops that each
+///   move it forward, and a server that drops it at the same byte every time, or answers each resumption with a
+///   `206` that cannot be used, cannot keep it going for ever.
+/// - Only a strong validator (RFC 9110 §13.1.5) resumes: the request for the rest carries `If-Range` with the
+///   response's strong `ETag`, else its `Last-Modified` when that is at least one second before the response's
+///   `Date` (RFC 9110 §8.8.2.2). With only a weak `ETag`, or a `Last-Modified` as late as its `Date` (the resource
+///   may have changed twice within that second), a dropped download starts over from byte 0
+///   (``TransferProgress/RestartReason/noValidator``): splicing two versions into one file is never a success. A
 ///   `206 Partial Content` is appended only when it is the part asked for, of the same version: its `ETag` (or
 ///   `Last-Modified`) is the one the partial file was fetched with, its `Content-Range` starts where the file ends
 ///   and agrees with the total known and with its `Content-Length`. Any other `206` (a server that ignores
 ///   `If-Range` and sends another version, a range that starts elsewhere or does not parse) is not trusted: the
 ///   partial file is emptied and the download starts over with a request for the whole resource
 ///   (``TransferProgress/RestartReason/resourceChanged`` or ``TransferProgress/RestartReason/rangesNotSupported``).
-///   A `206` to a request for the whole, or a body longer than its response announced, fails the download with
-///   ``FetchError/integrityCheckFailed(url:reason:request:)``.
+///   A `206` to a request for the whole, a `206` whose `Content-Length` is not the length of its `Content-Range`,
+///   or a body longer than its response announced, fails the download with
+///   ``FetchError/integrityCheckFailed(url:reason:request:)``, and the partial file goes.
 /// - A `200` means the resource changed, and the download starts over with it; a `416` ends the download when the
 ///   bytes kept are the whole resource, and starts it over otherwise.
-/// - A server that does not send `Accept-Ranges: bytes`, or sends no validator, cannot be resumed safely: the
+/// - A server that does not send `Accept-Ranges: bytes`, or sends no strong validator, cannot be resumed safely: the
 ///   download starts over instead. Each start-over is announced in the progress values
 ///   (``TransferProgress/Event/restarting(_:)``), as is each resumption (``TransferProgress/Event/resuming``).
 /// - A partial file left by an earlier run, whose record names the same URL and is consistent with the file, is
@@ -53,6 +62,9 @@ import Foundation
 /// deleted after success or an error status. ``removePartialFiles(for:)`` deletes them.
 public struct DownloadResumption: Sendable {
     /// When to try again after a dropped connection, a timeout or a retryable status, and how long to wait.
+    ///
+    /// Its ``RetryPolicy/maximumAttempts`` counts the attempts in a row that get no further than an earlier one;
+    /// the download makes at most ten times as many attempts in all, however many of them made progress.
     public var retryPolicy: RetryPolicy
 
     /// The clock and timer for the waits between attempts.
@@ -92,10 +104,10 @@ public struct DownloadResumption: Sendable {
     /// - Parameter destination: The download's destination.
     /// - Throws: The file system's error when a file exists but cannot be deleted.
     public static func removePartialFiles(for destination: URL) throws {
-        let files = FileManager.default
-        for url in [partialFile(for: destination), recordFile(for: destination)]
-        where files.fileExists(atPath: url.path) {
-            try files.removeItem(at: url)
+        // unlink(2): a directory at either path (which no download made) is never removed, a symbolic link is
+        // removed itself, never what it points to.
+        for url in [partialFile(for: destination), recordFile(for: destination)] {
+            try OwnerOnlyFile.remove(url)
         }
     }
 }

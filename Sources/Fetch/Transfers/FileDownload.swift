@@ -33,8 +33,9 @@ final class FileDownload: Cancellable {
         case body
         /// An error body, kept (up to ``errorBodyLimit``) for the error.
         case errorBody
-        /// Not read: the next attempt starts at once.
-        case restartWhenDone
+        /// Not read: the next attempt starts at once, unless the download has used its attempts; why the response
+        /// could not be used, for the error then.
+        case restartWhenDone(String)
         /// Not read: the partial file is whole already (a 416 whose total equals it).
         case completeWhenDone
         /// Not read further: the download ends with this error (a response that cannot be trusted).
@@ -66,6 +67,10 @@ final class FileDownload: Cancellable {
         var attemptStart: Int64 = 0
         var attempts = 0
         var attemptsWithoutProgress = 0
+        /// The most bytes the partial file has held in this run: an attempt makes progress only when it gets past
+        /// them, so that a server that drops each connection at the same byte, and answers each resumption in a way
+        /// that starts the file over, is not tried for ever.
+        var furthest: Int64 = 0
         /// The timer that ends the current attempt at the request's timeout.
         var deadline: (any DispatchSourceTimer)?
         /// The current attempt's timeout, once it has been reached.
@@ -93,6 +98,21 @@ final class FileDownload: Cancellable {
 
     /// The most bytes of an error body that a download keeps for its error parser: 1 MiB.
     static var errorBodyLimit: Int { 1 << 20 }
+
+    /// How many times ``RetryPolicy/maximumAttempts`` a resumable download may make attempts in all, those that made
+    /// progress and those that started over included.
+    static var attemptBudgetFactor: Int { 10 }
+
+    /// The most attempts a download makes in all: ``attemptBudgetFactor`` times its policy's
+    /// ``RetryPolicy/maximumAttempts`` (at least one), or one for a download that is not resumed.
+    static func attemptBudget(of resumption: DownloadResumption?) -> Int {
+        guard let resumption else {
+            return 1
+        }
+        let (budget, overflow) = max(1, resumption.retryPolicy.maximumAttempts).multipliedReportingOverflow(
+            by: attemptBudgetFactor)
+        return overflow ? Int.max : budget
+    }
 
     let request: any Request
     private let pipeline: Pipeline
@@ -165,6 +185,7 @@ final class FileDownload: Cancellable {
                     break
                 case .usable(let record, let bytes):
                     state.bytes = bytes
+                    state.furthest = bytes
                     state.total = record.total
                     state.entityTag = record.entityTag
                     state.lastModified = record.lastModified
@@ -359,13 +380,15 @@ final class FileDownload: Cancellable {
         let length = response.headers["Content-Length"].flatMap(WireNumber.byteCount)
         switch response.status {
         case 206 where rangeSent:
+            let shown = response.headers["Content-Range"] ?? "missing"
             guard let range,
-                let end = range.bodyEnd(continuing: state.bytes, contentLength: length, knownTotal: state.total)
+                let end = range.bodyEnd(continuing: state.bytes, contentLength: nil, knownTotal: state.total)
             else {
                 // A range other than the one asked for: the server's ranges cannot be trusted.
                 state.acceptsRanges = false
                 restartFile(&state, reason: .rangesNotSupported)
-                state.reception = .restartWhenDone
+                state.reception = .restartWhenDone(
+                    "its 206 Partial Content (Content-Range \(shown)) is not the range asked for")
                 return
             }
             guard Self.hasValidator(of: state, response) else {
@@ -373,7 +396,16 @@ final class FileDownload: Cancellable {
                 // appending would splice two versions. The next attempt asks for the whole resource.
                 state.acceptsRanges = false
                 restartFile(&state, reason: .resourceChanged)
-                state.reception = .restartWhenDone
+                state.reception = .restartWhenDone("its 206 Partial Content is of another version")
+                return
+            }
+            if let length, length != end - state.bytes {
+                // A 206 that announces more (or fewer) bytes than its own range holds: which bytes are the range's
+                // cannot be told, and none is appended.
+                state.reception = .failWhenDone(
+                    integrityError(
+                        "the server's 206 Partial Content announces \(length) bytes (Content-Length) for the"
+                            + " \(end - state.bytes) of its Content-Range \(shown)"))
                 return
             }
             state.total = range.total ?? state.total
@@ -394,15 +426,18 @@ final class FileDownload: Cancellable {
                 state.reception = .completeWhenDone
             } else {
                 restartFile(&state, reason: .rangeNotSatisfiable)
-                state.reception = .restartWhenDone
+                state.reception = .restartWhenDone(
+                    "its 416 Range Not Satisfiable (Content-Range \(response.headers["Content-Range"] ?? "missing"))"
+                        + " says the file kept is not the whole resource")
             }
         case 200..<300:
             if state.bytes > 0 {
                 restartFile(&state, reason: .resourceChanged)
             }
-            let entityTag = response.headers["ETag"]
-            state.entityTag = entityTag.flatMap { $0.hasPrefix("W/") ? nil : $0 }
-            state.lastModified = response.headers["Last-Modified"]
+            // Only a strong validator may resume (RFC 9110 §13.1.5): bytes of two versions that a weak one cannot
+            // tell apart would be spliced into one file.
+            state.entityTag = Self.strongEntityTag(of: response)
+            state.lastModified = state.entityTag == nil ? Self.strongLastModified(of: response) : nil
             state.acceptsRanges =
                 response.headers["Accept-Ranges"]?.lowercased()
                 .split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "bytes" } ?? false
@@ -502,7 +537,13 @@ final class FileDownload: Cancellable {
                 return retryOrEnd(FetchError.timedOut(request: request, seconds: timeout), &state)
             }
             switch state.reception {
-            case .restartWhenDone:
+            case .restartWhenDone(let reason):
+                guard state.attempts < Self.attemptBudget(of: resumption) else {
+                    let failure = integrityError("the server cannot be resumed from: \(reason)")
+                    return .end(
+                        .failure(FetchError.attemptsExhausted(attempts: state.attempts, lastError: failure)),
+                        keepsPartial: false)
+                }
                 state.phase = .waiting(nil)
                 return .attemptNow
             case .completeWhenDone:
@@ -555,10 +596,14 @@ final class FileDownload: Cancellable {
         guard let resumption else {
             return nil
         }
-        // Bytes that the next attempt cannot keep (the server cannot resume) are no progress: a server that never
-        // finishes its body is not tried for ever.
-        let madeProgress = state.bytes > state.attemptStart && state.canResume
+        // Bytes that the next attempt cannot keep (the server cannot resume), or that an earlier attempt of this run
+        // had already got to, are no progress: a server that never finishes its body is not tried for ever.
+        let madeProgress = state.bytes > state.attemptStart && state.bytes > state.furthest && state.canResume
+        state.furthest = max(state.furthest, state.bytes)
         state.attemptsWithoutProgress = madeProgress ? 1 : state.attemptsWithoutProgress + 1
+        guard state.attempts < Self.attemptBudget(of: resumption) else {
+            return nil
+        }
         let decision = resumption.retryPolicy.decide(
             after: outcome,
             method: request.method,
@@ -649,8 +694,11 @@ final class FileDownload: Cancellable {
                 return checked.response.requireSuccess(errorParser: errorParser)
             }
             var keepsPartial = true
-            if case .failure(let error as FetchError) = result, case .integrityCheckFailed = error {
-                keepsPartial = false
+            if case .failure(let error as FetchError) = result {
+                switch error {
+                case .integrityCheckFailed, .invalidRequest: keepsPartial = false
+                default: break
+                }
             }
             end(result, keepsPartial: keepsPartial)
         }
@@ -674,11 +722,13 @@ final class FileDownload: Cancellable {
         guard !isCancelled else {
             throw FetchError.cancelled(request: request)
         }
-        let files = FileManager.default
-        if files.fileExists(atPath: destination.path) {
-            try files.removeItem(at: destination)
+        // One rename in the destination's folder: a regular file there is replaced in one step, and a directory or
+        // a symbolic link that appeared there since the start is refused, never removed or followed.
+        do {
+            try OwnerOnlyFile.moveIntoPlace(partial, over: destination)
+        } catch {
+            throw destinationProblem(error)
         }
-        try files.moveItem(at: partial, to: destination)
         removeRecord()
         return size
     }
@@ -706,8 +756,9 @@ final class FileDownload: Cancellable {
         flush()
     }
 
+    /// The download's error for a body that fails a check, naming the request (its method and URL).
     private func integrityError(_ reason: String) -> FetchError {
-        .integrityCheckFailed(url: request.url, reason: reason)
+        .integrityCheckFailed(url: request.url, reason: reason, request: request)
     }
 
     /// A partial file or record that cannot be used safely (a symbolic link, not a regular file), as the error of
@@ -723,17 +774,48 @@ final class FileDownload: Cancellable {
         }
     }
 
+    /// A destination that cannot take the finished file (it became a directory or a symbolic link while the body
+    /// came), as the error of this download.
+    private func destinationProblem(_ error: any Error) -> any Error {
+        FetchError.invalidRequest(
+            "\(request.method) \(request.url.absoluteString): cannot move the downloaded file to \(destination.path):"
+                + " \(ErrorText.describe(error)); it is left as it is")
+    }
+
     /// Whether a `206` comes from the version whose bytes the partial file holds: its strong `ETag` is the one
     /// recorded, or, when only a `Last-Modified` was recorded, its `Last-Modified` is that one. A `206` without the
     /// validator does not say which version it is, and is not trusted.
     private static func hasValidator(of state: State, _ response: Response) -> Bool {
         if let entityTag = state.entityTag {
-            return response.headers["ETag"] == entityTag
+            return strongEntityTag(of: response) == entityTag
         }
         if let lastModified = state.lastModified {
             return response.headers["Last-Modified"] == lastModified
         }
         return false
+    }
+
+    /// The response's `ETag` when it is strong (RFC 9110 §8.8.3): a quoted opaque tag without `W/`.
+    static func strongEntityTag(of response: Response) -> String? {
+        guard let tag = response.headers["ETag"]?.trimmingCharacters(in: .whitespaces), tag.count >= 2,
+            tag.hasPrefix("\""), tag.hasSuffix("\"")
+        else {
+            return nil
+        }
+        return tag
+    }
+
+    /// The response's `Last-Modified` when it is a strong validator (RFC 9110 §8.8.2.2): it and the response's
+    /// `Date` both parse, and it is at least one second earlier than that `Date`, so that the resource cannot have
+    /// changed again within the second it names. Without a `Date`, or with one no later than it, it is weak.
+    static func strongLastModified(of response: Response) -> String? {
+        guard let text = response.headers["Last-Modified"], let modified = HTTPDate.date(from: text),
+            let sent = response.headers["Date"].flatMap(HTTPDate.date(from:)),
+            sent.timeIntervalSince(modified) >= 1
+        else {
+            return nil
+        }
+        return text
     }
 
     // MARK: - The partial file (called with `state`'s lock held)
@@ -770,7 +852,8 @@ final class FileDownload: Cancellable {
         guard resumption != nil else {
             return
         }
-        try? FileManager.default.removeItem(at: recordFile)  // nil: there was none
+        // Best effort, and never a directory: without its partial file, a record is not used.
+        try? OwnerOnlyFile.remove(recordFile)
     }
 
     private func closeFile(_ state: inout State) {
@@ -780,7 +863,7 @@ final class FileDownload: Cancellable {
 
     /// Deletes the partial file of a download that is not resumed and failed: no later run can use it.
     private func removePlainPartialFile() {
-        try? FileManager.default.removeItem(at: partial)  // nil: it was never made, or was moved into place
+        try? OwnerOnlyFile.remove(partial)  // fails only when something else, which is not Fetch's, is there
     }
 
     // MARK: - Delivery

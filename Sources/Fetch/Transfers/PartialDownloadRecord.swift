@@ -3,8 +3,9 @@ import Foundation
 /// The record kept beside a resumable download's partial file: what the bytes in it are, so that a later run can
 /// ask for the rest.
 ///
-/// It is written (atomically, 0600, never through a symbolic link) before any byte of a response goes into the partial file, so the file's bytes always
-/// belong to the validator recorded here; `bytes` is a lower bound, updated when an attempt ends.
+/// It is written (atomically, 0600, never through a symbolic link) before any byte of a response goes into the
+/// partial file, so the file's bytes always belong to the validator recorded here; `bytes` is a lower bound, updated
+/// when an attempt ends.
 struct PartialDownloadRecord: Codable, Equatable, Sendable {
     /// The format of this record; a record of another format is not used.
     static let currentFormat = 1
@@ -14,7 +15,8 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
     var url: String
     /// The strong `ETag` of the response whose bytes are in the file.
     var entityTag: String?
-    /// The `Last-Modified` of that response.
+    /// The `Last-Modified` of that response, when it has no strong `ETag` and it is a strong validator (at least
+    /// a second before the response's `Date`).
     var lastModified: String?
     /// The bytes known to be in the file.
     var bytes: Int64
@@ -40,7 +42,7 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
         for (path, kind) in [(partial, partialKind), (recordFile, OwnerOnlyFile.kind(at: recordFile))] {
             switch kind {
             case .symbolicLink: throw OwnerOnlyFile.Failure.symbolicLink(path.path)
-            case .other: throw OwnerOnlyFile.Failure.notRegularFile(path.path)
+            case .directory, .other: throw OwnerOnlyFile.Failure.notRegularFile(path.path)
             case .nothing, .regularFile: break
             }
         }
@@ -57,6 +59,7 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
         guard hasPartial,
             let record = try? JSONDecoder().decode(PartialDownloadRecord.self, from: data),  // nil: corrupt
             record.format == currentFormat, record.url == url, record.entityTag != nil || record.lastModified != nil,
+            record.entityTag.map({ !$0.hasPrefix("W/") }) ?? true,
             record.bytes >= 0, record.total.map({ $0 >= 0 }) ?? true,
             let size = fileSize(partial), size >= record.bytes, record.total.map({ size <= $0 }) ?? true
         else {

@@ -29,13 +29,15 @@ extension RequestPerforming {
     ///
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - destination: The file URL to write the body to. Its directory must exist.
+    ///   - destination: The file URL to write the body to: a regular file, which is replaced in one step (a
+    ///     rename in its directory) once the body is whole, or nothing yet. Its directory must exist. A directory,
+    ///     a symbolic link (not followed), a path that ends in `/` or has `.` or `..` components is refused.
     ///   - resumption: How to resume the download when its connection drops, or `nil` not to. The default is `nil`.
     ///   - errorParser: The object that turns an error body into an error. The default is none.
     /// - Returns: The transfer: iterate its ``Transfer/progress`` (the bytes in the file so far), await its
     ///   ``Transfer/value`` (the response of the last attempt, whose body is in the file, not in
-    ///   ``Response/data``), or cancel it. It fails with ``FetchError/invalidRequest(_:)``, before anything is sent,
-    ///   when `destination`'s directory does not exist; with ``FetchError/integrityCheckFailed(url:reason:request:)`` for a
+    ///   ``Response/data``), or cancel it. It fails with ``FetchError/invalidRequest(_:)``, before anything is sent
+    ///   or written, when `destination` is refused or its directory does not exist; with ``FetchError/integrityCheckFailed(url:reason:request:)`` for a
     ///   body that fails its checks; with ``FetchError/cancelled(request:)`` when cancelled.
     public func download(
         _ request: any Request,
@@ -71,7 +73,8 @@ extension RequestPerforming {
     ///   - errorParser: The object that turns an error body into an error. The default is none.
     /// - Returns: The transfer: await its ``Transfer/value`` (the parsed response), iterate its
     ///   ``Transfer/progress`` (the bytes sent, reported once the response has arrived), or cancel it. It fails
-    ///   with ``FetchError/invalidRequest(_:)``, before anything is sent, when `file` is not a readable regular file.
+    ///   with ``FetchError/invalidRequest(_:)``, before anything is sent, when `file` is not a readable regular file
+    ///   (a directory, a symbolic link, which is not followed, or a path with `.` or `..` components).
     public func upload<T: Parsable>(
         _ request: any Request,
         fromFile file: URL,
@@ -123,10 +126,12 @@ struct FileUpload: Request {
     /// The size of `file`, or why it cannot be uploaded, naming `request`.
     static func length(of file: URL, for request: any Request) -> Result<Int64, FetchError> {
         let call = "\(request.method) \(request.url.absoluteString)"
-        guard file.isFileURL else {
-            return .failure(.invalidRequest("\(call): cannot upload \(file.absoluteString): not a file URL"))
+        if let reason = FilePathCheck.problem(with: file, for: .reading) {
+            return .failure(
+                .invalidRequest(
+                    "\(call): cannot upload \(FilePathCheck.shown(file)): \(reason); nothing was sent"))
         }
-        guard OwnerOnlyFile.kind(at: file) == .regularFile, FileManager.default.isReadableFile(atPath: file.path),
+        guard FileManager.default.isReadableFile(atPath: file.path),
             let size = PartialDownloadRecord.fileSize(file)
         else {
             return .failure(
@@ -139,6 +144,11 @@ struct FileUpload: Request {
     func makeURLRequest() throws -> URLRequest {
         var urlRequest = try base.makeURLRequest()
         urlRequest.httpBody = nil
+        // Again for each attempt: a symbolic link or a directory put there since is not read.
+        if let reason = FilePathCheck.problem(with: file, for: .reading) {
+            throw FetchError.invalidRequest(
+                "\(method) \(url.absoluteString): cannot upload \(FilePathCheck.shown(file)): \(reason)")
+        }
         guard let stream = InputStream(url: file) else {
             throw FetchError.invalidRequest(
                 "\(method) \(url.absoluteString): cannot upload \(file.path): it cannot be opened")

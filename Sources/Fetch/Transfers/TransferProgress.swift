@@ -29,8 +29,8 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
         case resourceChanged
         /// The server does not announce `Accept-Ranges: bytes`.
         case rangesNotSupported
-        /// The response has neither an `ETag` (a strong one) nor a `Last-Modified`, so a resumed body could not be
-        /// told apart from a changed one.
+        /// The response has no strong validator: neither a strong `ETag` nor a `Last-Modified` at least a second
+        /// before its `Date` (RFC 9110 §8.8.2.2), so a resumed body could not be told apart from a changed one.
         case noValidator
         /// The server answered `416 Range Not Satisfiable`: the resource is shorter than the bytes already kept.
         case rangeNotSatisfiable

@@ -156,7 +156,7 @@ enum PermissiveUmask {
         #expect(try HAR(contentsOf: file).log.entries == [entry(0), entry(1)])
     }
 
-    @Test func aSymbolicLinkAtThePathIsNeitherReadNorWrittenThrough() throws {
+    @Test func aSymbolicLinkAtThePathIsRefusedEvenWhenStartingOverAndItsTargetIsLeftAlone() throws {
         let victim = directory.appendingPathComponent("victim.har")
         var archive = HAR()
         archive.log.entries = [entry(0)]
@@ -165,14 +165,42 @@ enum PermissiveUmask {
         let file = directory.appendingPathComponent("linked.har")
         try FileManager.default.createSymbolicLink(at: file, withDestinationURL: victim)
 
-        let error = try #require(throws: HARError.self) { try HARWriter(file: file) }
-        #expect(error.description.contains("\(file.path) is a symbolic link"))
+        for startingOver in [false, true] {
+            let error = try #require(throws: HARError.self) { try HARWriter(file: file, startingOver: startingOver) }
+            #expect(error.description.contains("\(file.path): cannot be recorded into: it is a symbolic link"))
+        }
+        #expect(try Data(contentsOf: victim) == original)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: file.path) == victim.path)
+    }
 
-        // Told to start over, the writer replaces the link with its own file and leaves the target alone.
-        try HARWriter(file: file, startingOver: true).append(entry(1))
+    @Test func aLinkPlantedAfterTheWriterOpenedIsReplacedNotWrittenThrough() throws {
+        let victim = directory.appendingPathComponent("planted-victim.har")
+        let original = Data("the victim's own".utf8)
+        try original.write(to: victim)
+        let file = directory.appendingPathComponent("planted.har")
+        let writer = try HARWriter(file: file)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: victim)
+
+        try writer.append(entry(1))
         #expect(try Data(contentsOf: victim) == original)
         #expect(
             try FileManager.default.attributesOfItem(atPath: file.path)[.type] as? FileAttributeType == .typeRegular)
         #expect(try HAR(contentsOf: file).log.entries == [entry(1)])
+    }
+
+    @Test(arguments: ["dir", "dir/", "dir/sub/..", "dir/."])
+    func aPathThatNamesADirectoryIsRefusedAndTheDirectoryIsLeftAlone(_ relative: String) throws {
+        let parent = directory.appendingPathComponent("layout-\(UUID().uuidString)")
+        let inner = parent.appendingPathComponent("dir/sub")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: inner.appendingPathComponent("keep.txt"))
+        let file = parent.appending(path: relative)
+
+        for startingOver in [false, true] {
+            let error = try #require(throws: HARError.self) { try HARWriter(file: file, startingOver: startingOver) }
+            #expect(error.description.contains("cannot be recorded into"), "\(error)")
+        }
+        #expect(try Data(contentsOf: inner.appendingPathComponent("keep.txt")) == Data("kept".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["dir"])
     }
 }

@@ -30,6 +30,9 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
         /// Read `events` (reconnecting as the server asks) for ``HostileBounds/eventsWindow``, then cancel, and
         /// count the connections the server saw.
         case eventsWindow
+        /// `download` to a file with a `DownloadResumption` of 5 attempts whose waits take no time, then check that
+        /// the file holds one version of the resource (the server sends each version as one repeated byte).
+        case downloadResuming
     }
 
     /// What the call must end with.
@@ -174,6 +177,10 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
         HostileBehaviour("sse-retry-huge", .eventsWindow, .success),
         HostileBehaviour("sse-retry-overflow", .eventsWindow, .success),
         HostileBehaviour("sse-retry-zero", .eventsWindow, .success),
+        // Resumable downloads: a weak validator never splices two versions; every download ends.
+        HostileBehaviour("download-weak-validator-splice", .downloadResuming, .success),
+        HostileBehaviour("download-drop-then-overlong-206", .downloadResuming, .failure),  // 197 requests in 40 s
+        HostileBehaviour("download-drop-then-shifted-206", .downloadResuming, .failure),
     ]
 
     /// The behaviours this run tests: all of them, or those that `FETCH_HOSTILE_ONLY` names (a comma-separated

@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -104,7 +105,27 @@ enum HostileProbe {
             return Answer(summary: "no event")
         case .eventsWindow:
             return try await eventsWindow(request, on: session, server: server)
+        case .downloadResuming:
+            return try await downloadResuming(request, on: session)
         }
+    }
+
+    /// A resumable download of `request` into a directory of its own, whose file must hold one version of the
+    /// resource: a single repeated byte.
+    private static func downloadResuming(_ request: TestRequest, on session: Session) async throws -> Answer {
+        let directory = try TemporaryDirectory("hostile-download")
+        let destination = directory.url.appending(path: "download.bin")
+        let resumption = DownloadResumption(
+            retryPolicy: RetryPolicy(maximumAttempts: 5), scheduler: TestScheduler())
+        let response = try await session.download(request, to: destination, resumption: resumption).value
+        let data = try Data(contentsOf: destination)
+        let versions = Set(data)
+        guard versions.count == 1 else {
+            throw TestServerError(
+                "\(request.method) \(request.url.absoluteString) answered \(response.status), and its \(data.count)"
+                    + " bytes splice \(versions.count) versions (bytes \(versions.sorted()))")
+        }
+        return Answer(summary: "\(response.status), \(data.count) bytes of one version")
     }
 
     /// Reads `events` for ``HostileBounds/eventsWindow``, then cancels, and asks the server how many connections

@@ -121,6 +121,29 @@ import Testing
         #expect(error.description.contains("\"f\""))
     }
 
+    @Test(arguments: ["directory", "directory/sub/..", "link"])
+    func aFilePartThatIsADirectoryALinkOrADotDotPathIsAnEncodingErrorAndNothingIsRead(_ source: String) throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(
+            at: directory.url.appending(path: "directory/sub"), withIntermediateDirectories: true)
+        let secret = directory.url.appending(path: "secret.txt")
+        try Data("not for upload".utf8).write(to: secret)
+        try FileManager.default.createSymbolicLink(
+            at: directory.url.appending(path: "link"), withDestinationURL: secret)
+        let file = directory.url.appending(path: source)
+        let request = APIRequest(base).method(.post).multipartBody(MultipartBody().file("f", contentsOf: file))
+
+        let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
+
+        guard case .encoding = error else {
+            Issue.record("expected encoding, got \(error)")
+            return
+        }
+        #expect(error.description.contains("cannot read \(file.path)"), "\(error)")
+        let why = ["it is a directory", "has a \"..\" component", "it is a symbolic link"]
+        #expect(why.contains { error.description.contains($0) }, "\(error)")
+    }
+
     @Test func aSmallBodyIsSentFromMemoryWithItsContentType() throws {
         let request = APIRequest(base).method(.post).multipartBody(body(boundaries: ["B"]).field("a", "1"))
         let urlRequest = try request.makeURLRequest()

@@ -158,4 +158,89 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
     }
+
+    /// A resumable download of `url` to `destination` on `transport`, with at most `attempts` attempts in a row
+    /// without progress: its progress values, and its value or error. A download that restarts more than `bound`
+    /// times is cancelled, so that a regression ends the test instead of hanging it.
+    func download(
+        _ url: URL, to destination: URL, on transport: SessionTransport, attempts: Int = 3,
+        restartsAtMost bound: Int = 40
+    ) async throws -> (result: Result<Response, any Error>, values: [TransferProgress]) {
+        let transfer = try transferPerformer(transport).download(
+            TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption(attempts: attempts))
+        var values: [TransferProgress] = []
+        var cancelled = false
+        for await value in transfer.progress {
+            values.append(value)
+            if !cancelled, values.count(where: { $0.event != nil }) > bound {
+                cancelled = true
+                Issue.record("more than \(bound) restarts and resumptions: the download does not end")
+                transfer.cancel()
+            }
+        }
+        return (await Result { try await transfer.value }, values)
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aWeakETagAndALastModifiedEqualToDateStartOverInsteadOfSplicingTwoVersions(
+        transport: SessionTransport
+    ) async throws {
+        // The connection drops at 400 kB, the resource changes within the second its Last-Modified names, and the
+        // server would honour an If-Range of that date with a 206 of the new version.
+        let size = 1_000_000
+        let (id, url) = server.resource("size=\(size)&validator=weak&drop=400000&drops=1&change_at=400000")
+        let destination = directory.url.appending(path: "weak-\(transport.rawValue).bin")
+
+        let (result, values) = try await download(url, to: destination, on: transport)
+
+        let response = try result.get()
+        #expect(response.status == 200)
+        #expect(try SHA256.hexDigest(ofFile: destination) == (try await server.digest(size: size, version: 2)))
+        let stats = try await server.stats(id)
+        #expect(stats.requests.map(\.status) == [200, 200])
+        #expect(stats.requests.map(\.range) == [nil, nil])
+        #expect(stats.requests.map(\.ifRange) == [nil, nil])
+        #expect(values.contains { $0.event == .restarting(.noValidator) && $0.completedBytes == 0 })
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func a206WhoseContentLengthIsLongerThanItsContentRangeFailsAndKeepsNothing(
+        transport: SessionTransport
+    ) async throws {
+        // Every connection drops at 400 kB; every resumption is a 206 that announces 200 kB more than its range.
+        let (id, url) = server.resource("size=1000000&drop=400000&overlong_cl=200000")
+        let destination = directory.url.appending(path: "overlong-cl-\(transport.rawValue).bin")
+
+        let (result, _) = try await download(url, to: destination, on: transport, attempts: 5)
+
+        guard case .failure(FetchError.integrityCheckFailed(_, let reason, _)) = result else {
+            Issue.record("expected .integrityCheckFailed, got \(result)")
+            return
+        }
+        #expect(reason.contains("announces 800000 bytes (Content-Length) for the 600000 of its Content-Range"))
+        #expect(try await server.stats(id).requests.map(\.status) == [200, 206])
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!left.contains { $0.hasPrefix("overlong-cl-\(transport.rawValue)") }, "\(left)")
+    }
+
+    @Test(arguments: SessionTransport.allCases)
+    func aServerThatDropsAtTheSameByteAndAnswersEachResumptionWithAnUntrustedRangeIsTriedABoundedNumberOfTimes(
+        transport: SessionTransport
+    ) async throws {
+        // Each connection drops at 400 kB, and each resumption is a 206 whose Content-Range is not the one asked
+        // for: each start-over gets as far as the last one, which is no progress.
+        let attempts = 5
+        let (id, url) = server.resource("size=1000000&drop=400000&range_shift=1")
+        let destination = directory.url.appending(path: "same-byte-\(transport.rawValue).bin")
+
+        let (result, _) = try await download(url, to: destination, on: transport, attempts: attempts)
+
+        guard case .failure(FetchError.attemptsExhausted(let made, _, _)) = result else {
+            Issue.record("expected .attemptsExhausted, got \(result)")
+            return
+        }
+        let requests = try await server.stats(id).requests
+        #expect(made == requests.count)
+        #expect(requests.count <= 2 * attempts, "\(requests.map(\.status))")
+    }
 }

@@ -195,12 +195,16 @@ struct ResumeServer {
         #expect(values.last?.completedBytes == Int64(size))
     }
 
-    @Test func aLastModifiedValidatorIsSentInIfRange() async throws {
+    /// The server's `Last-Modified` is years before its `Date`: a strong validator (RFC 9110 §8.8.2.2).
+    @Test(arguments: SessionTransport.allCases)
+    func aStrongLastModifiedValidatorIsSentInIfRange(transport: SessionTransport) async throws {
         let size = 2 << 20
         let (id, url) = server.resource("size=\(size)&drop=\(1 << 20)&validator=lm")
-        let destination = directory.url.appending(path: "last-modified.bin")
+        let destination = directory.url.appending(path: "last-modified-\(transport.rawValue).bin")
 
-        _ = try await download(url, to: destination, resumption: Self.resumption())
+        _ = try await values(
+            of: try transferPerformer(transport).download(
+                TestRequest(url), to: destination, resumption: Self.resumption()))
 
         let stats = try await server.stats(id)
         #expect(stats.requests.map(\.status) == [200, 206])
@@ -310,6 +314,29 @@ struct ResumeServer {
         #expect(scheduler.delays == [0.5, 1])
     }
 
+    @Test(arguments: SessionTransport.allCases)
+    func theAttemptsInAllAreBoundedEvenWhenEachMakesProgress(transport: SessionTransport) async throws {
+        // Every connection drops after 10 kB: each attempt gets further, and the whole would take 100 attempts.
+        let (id, url) = server.resource("size=1000000&drop=10000")
+        let destination = directory.url.appending(path: "budget-\(transport.rawValue).bin")
+        let transfer = try transferPerformer(transport).download(
+            TestRequest(url), to: destination, resumption: Self.resumption(attempts: 2))
+
+        let error = try await Self.failure(of: transfer)
+
+        guard case .attemptsExhausted(let attempts, _, _) = error else {
+            Issue.record("expected .attemptsExhausted, got \(error)")
+            return
+        }
+        #expect(attempts == 20)
+        #expect(try await server.stats(id).requests.count == 20)
+        // What it got so far stays for a later run.
+        let kept =
+            try FileManager.default.attributesOfItem(
+                atPath: DownloadResumption.partialFile(for: destination).path)[.size] as? NSNumber
+        #expect(kept?.intValue == 200_000)
+    }
+
     @Test func anErrorStatusFailsWithTheBodyAndKeepsNothing() async throws {
         let destination = directory.url.appending(path: "missing.json")
         let transfer = transfers.download(
@@ -321,6 +348,17 @@ struct ResumeServer {
         }
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         #expect(!FileManager.default.fileExists(atPath: DownloadResumption.partialFile(for: destination).path))
+    }
+
+    @Test func removingThePartialFilesNeverRemovesADirectoryThere() throws {
+        let destination = directory.url.appending(path: "kept.bin")
+        let partial = DownloadResumption.partialFile(for: destination)
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        try Data("kept".utf8).write(to: partial.appending(path: "inside.txt"))
+
+        #expect(throws: (any Error).self) { try DownloadResumption.removePartialFiles(for: destination) }
+
+        #expect(try Data(contentsOf: partial.appending(path: "inside.txt")) == Data("kept".utf8))
     }
 
     @Test func cancellingKeepsThePartialFileForLater() async throws {

@@ -194,4 +194,31 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
         #expect(reason.contains(missing.path), "\(reason)")
         #expect(try await server.hits(path) == 0)
     }
+
+    @Test(arguments: SessionTransport.allCases, ["directory", "directory/", "directory/sub/..", "link"])
+    func uploadingADirectoryALinkOrADotDotPathFailsBeforeAnythingIsSent(
+        transport: SessionTransport, source: String
+    ) async throws {
+        let parent = directory.url.appending(path: "upload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: parent.appending(path: "directory/sub"), withIntermediateDirectories: true)
+        let secret = parent.appending(path: "secret.txt")
+        try Data("not for upload".utf8).write(to: secret)
+        try FileManager.default.createSymbolicLink(at: parent.appending(path: "link"), withDestinationURL: secret)
+        let path = "/upload/\(UUID().uuidString)"
+        let file = parent.appending(path: source)
+
+        let upload = try transferPerformer(transport).upload(
+            TestRequest(server.url(path), method: .post), fromFile: file, as: Received.self)
+
+        let error = try await #require(throws: FetchError.self) { try await upload.value }
+        guard case .invalidRequest(let reason) = error else {
+            Issue.record("expected FetchError.invalidRequest, got \(error)")
+            return
+        }
+        #expect(reason.contains("POST \(server.url(path).absoluteString): cannot upload \(file.path)"), "\(reason)")
+        let why = ["it is a directory", "has a \"..\" component", "it is a symbolic link"]
+        #expect(why.contains { reason.contains($0) }, "\(reason)")
+        #expect(try await server.hits(path) == 0)
+    }
 }

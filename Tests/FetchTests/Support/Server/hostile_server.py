@@ -415,6 +415,64 @@ sse_then_close("sse-retry-huge", b"retry: 9999999999999\n\ndata: x\n\n")
 sse_then_close("sse-retry-overflow", b"retry: 99999999999999999999999\n\ndata: x\n\n")
 sse_then_close("sse-retry-zero", b"retry: 0\n\ndata: x\n\n")
 
+# MARK: - Resumable downloads (a resumable download of DOWNLOAD_SIZE bytes, ranges and If-Range honoured)
+
+DOWNLOAD_SIZE = 1_000_000
+DOWNLOAD_DROP = 400_000  # each cut connection sends this many body bytes, then closes
+WEAK_DATE = "Tue, 14 Nov 2023 22:13:20 GMT"  # the Last-Modified and the Date of both versions
+
+
+def resumed_from(exchange, if_range):
+    """The offset a `Range: bytes=N-` asks for when its If-Range is `if_range`, or None."""
+    asked = exchange.headers.get("range", "")
+    if not (asked.startswith("bytes=") and asked.endswith("-")) or exchange.headers.get("if-range") != if_range:
+        return None
+    start = asked[len("bytes=") : -1]
+    return int(start) if start.isdigit() and int(start) < DOWNLOAD_SIZE else None
+
+
+@behaviour("download-weak-validator-splice")
+def download_weak_validator_splice(exchange):
+    # Version 1 (all "a") is cut at 400 kB; then the resource changes to version 2 (all "b") within the second its
+    # Last-Modified names, so its weak ETag and its Last-Modified (equal to Date) stay the same, and an If-Range of
+    # that date is honoured with a 206 of version 2. A client that resumes on that weak validator splices the two.
+    validators = ['ETag: W/"v"', "Last-Modified: " + WEAK_DATE, "Date: " + WEAK_DATE, "Accept-Ranges: bytes"]
+    if count_of(exchange) == 1:
+        status = head(b"HTTP/1.1 200 OK", "Content-Length: %d" % DOWNLOAD_SIZE, "Connection: close", *validators)
+        exchange.send(status + b"a" * DOWNLOAD_DROP)
+        return
+    start = resumed_from(exchange, WEAK_DATE)
+    if start is None:
+        exchange.send(simple(b"HTTP/1.1 200 OK", *validators, body=b"b" * DOWNLOAD_SIZE))
+        return
+    content_range = "Content-Range: bytes %d-%d/%d" % (start, DOWNLOAD_SIZE - 1, DOWNLOAD_SIZE)
+    exchange.send(simple(b"HTTP/1.1 206 Partial Content", content_range, *validators, body=b"b" * (DOWNLOAD_SIZE - start)))
+
+
+def cut_then_206(name, shift, extra):
+    """Every request for the whole is a 200 cut at 400 kB; every resumption is a 206 whose Content-Range starts
+    `shift` bytes late and that announces and sends `extra` bytes more than its range holds, then closes."""
+
+    def handler(exchange):
+        validators = ['ETag: "v1"', "Accept-Ranges: bytes"]
+        start = resumed_from(exchange, '"v1"')
+        if start is None:
+            status = head(b"HTTP/1.1 200 OK", "Content-Length: %d" % DOWNLOAD_SIZE, "Connection: close", *validators)
+            exchange.send(status + b"a" * DOWNLOAD_DROP)
+            return
+        length = DOWNLOAD_SIZE - start
+        content_range = "Content-Range: bytes %d-%d/%d" % (start + shift, DOWNLOAD_SIZE - 1, DOWNLOAD_SIZE)
+        exchange.send(
+            head(b"HTTP/1.1 206 Partial Content", content_range, "Content-Length: %d" % (length + extra),
+                 "Connection: close", *validators)
+            + b"a" * (length + extra))
+
+    BEHAVIOURS[name] = handler
+
+
+cut_then_206("download-drop-then-overlong-206", 0, 200_000)
+cut_then_206("download-drop-then-shifted-206", 1, 0)
+
 # MARK: - The server
 
 

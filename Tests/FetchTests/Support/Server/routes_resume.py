@@ -6,7 +6,9 @@ honours `Range: bytes=N-` with `If-Range`. The query shapes the server:
 - drop=<bytes>: close each connection after sending that many body bytes (0, the default: never);
 - drops=<n>: drop only the first n connections of this id;
 - ranges=0: ignore Range and send no Accept-Ranges;
-- validator=etag (default), lm (Last-Modified only) or none;
+- validator=etag (default), lm (Last-Modified only), none, or weak: a weak ETag and a Last-Modified equal to the
+  response's Date, the same for every version (the resource changes within the second it names), with If-Range
+  compared to that Last-Modified, as a server that has no strong validator does;
 - change_at=<bytes>: the resource changes (version 2) once this id has sent that many bytes in all;
 - stall_at=<bytes>&stall_ms=<ms>: the first request of this id pauses that long after that many bytes.
 
@@ -17,7 +19,9 @@ Hostile servers, for the checks a resumed 206 must pass:
 - content_range=<template>: a 206's Content-Range is this text, with {start}, {end} and {size} filled in;
 - always_206=1: answer 206 even to a request without Range;
 - overlong=<n>: a 206 has no Content-Length, and n more bytes than its Content-Range says follow its body before the
-  server closes the connection.
+  server closes the connection;
+- overlong_cl=<n>: a 206 announces and sends n more bytes than its Content-Range says (its Content-Length is the
+  range's length plus n), and is not dropped.
 
 GET /resume-stats/<id> says how many body bytes the id has sent and what each request asked for.
 GET /resume-digest?size=<bytes>&version=<n> is the SHA-256 of a version's body, computed by Python's hashlib.
@@ -62,7 +66,12 @@ def body_range(version, start, end):
         position += len(piece)
 
 
+WEAK_TIME = 1_700_000_000  # the Last-Modified and Date of every version of a validator=weak resource
+
+
 def validators(version, kind, resource):
+    if kind == "weak":
+        return {"ETag": f'W/"v{version}-{resource}"', "Last-Modified": email.utils.formatdate(WEAK_TIME, usegmt=True)}
     if kind == "etag":
         return {"ETag": f'"v{version}-{resource}"'}
     if kind == "lm":
@@ -100,7 +109,7 @@ def resume(exchange, match):
     requested = exchange.headers.get("Range", "")
     if ranges and requested.startswith("bytes=") and requested.endswith("-"):
         if_range = exchange.headers.get("If-Range")
-        current = headers.get("ETag") or headers.get("Last-Modified")
+        current = headers.get("Last-Modified") if kind == "weak" else headers.get("ETag") or headers.get("Last-Modified")
         if if_range is None or if_range == current or query.get("ignore_if_range") == "1":
             start = int(requested[len("bytes=") : -1])
             status = 206
@@ -117,13 +126,19 @@ def resume(exchange, match):
         exchange.end_headers()
         return
     overlong = int(query.get("overlong", "0")) if status == 206 else 0
+    overlong_cl = int(query.get("overlong_cl", "0")) if status == 206 else 0
+    if overlong_cl:
+        drop = 0
+    if kind == "weak":
+        # The Date that send_response writes is the Last-Modified, to the second.
+        exchange.date_time_string = lambda timestamp=None: headers["Last-Modified"]
     exchange.send_response(status)
     exchange.send_header("Content-Type", "application/octet-stream")
     if overlong:
         exchange.send_header("Connection", "close")
         exchange.close_connection = True
     else:
-        exchange.send_header("Content-Length", str(size - start))
+        exchange.send_header("Content-Length", str(size - start + overlong_cl))
     if status == 206:
         shown = start + int(query.get("range_shift", "0"))
         template = query.get("content_range", "bytes {start}-{end}/{size}")
@@ -151,8 +166,8 @@ def resume(exchange, match):
             exchange.close_connection = True
             exchange.connection.shutdown(socket.SHUT_RDWR)
             return
-    if overlong:
-        write(exchange, state, b"x" * overlong)
+    if overlong or overlong_cl:
+        write(exchange, state, b"x" * (overlong or overlong_cl))
         exchange.wfile.flush()
 
 

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The check every file path a user hands Fetch passes before anything is sent, read or written: a download's
+/// destination, an upload's source, a HAR file.
+///
+/// Such a path names one regular file, the user's: Fetch may read it, or replace it whole, and nothing else. So the
+/// path is refused when it
+///
+/// - is not a file URL, or holds a NUL byte (which `open(2)` would cut the path at);
+/// - has a `.` or `..` component (`a/b/..` names `a`, and a write "to" it would land outside the folder the path
+///   seems to name);
+/// - ends in `/` (it names a directory);
+/// - names an existing directory, a symbolic link (which Fetch does not follow) or anything else that is not a
+///   regular file (a device, a pipe, a socket).
+///
+/// Only the last component is looked at with `lstat(2)`: the directories above it are the user's to lay out as they
+/// like, symbolic links included (`/tmp` is one on macOS).
+enum FilePathCheck {
+    /// What the path is for, which decides what must be there already.
+    enum Use {
+        /// A file Fetch writes: nothing there, or a regular file that it replaces whole.
+        case writing
+        /// A file Fetch reads: a regular file must be there.
+        case reading
+    }
+
+    /// Why `url` cannot be used for `use`, as a clause that follows the path (`"it is a directory"`), or `nil`
+    /// when it can.
+    static func problem(with url: URL, for use: Use) -> String? {
+        guard url.isFileURL else {
+            return "it is not a file URL"
+        }
+        let paths = [url.relativePath, url.path]
+        if paths.contains(where: { $0.contains("\0") }) {
+            return "its path holds a NUL byte"
+        }
+        let components = paths.flatMap { $0.split(separator: "/", omittingEmptySubsequences: true) }
+        if let dots = components.first(where: { $0 == "." || $0 == ".." }) {
+            return "its path has a \"\(dots)\" component, which Fetch does not resolve for a file it uses"
+        }
+        switch OwnerOnlyFile.kind(at: url) {
+        case .symbolicLink:
+            return "it is a symbolic link, which Fetch does not follow for a file it uses"
+        case .directory:
+            return "it is a directory"
+        case .other:
+            return "it is not a regular file"
+        case .regularFile, .nothing:
+            break
+        }
+        if url.relativePath.hasSuffix("/") || url.absoluteString.hasSuffix("/") {
+            return "its path ends in \"/\", so it names a directory"
+        }
+        if use == .reading, OwnerOnlyFile.kind(at: url) == .nothing {
+            return "there is no file there"
+        }
+        return nil
+    }
+
+    /// The path of `url` as a message shows it: its file path, with the `/` it ends in, or the URL itself when it
+    /// is not a file URL.
+    static func shown(_ url: URL) -> String {
+        guard url.isFileURL else {
+            return url.absoluteString
+        }
+        if url.baseURL != nil {
+            // Relative to the working directory: `path` has resolved the `..` a message may be about.
+            return url.relativePath
+        }
+        return url.hasDirectoryPath && !url.path.hasSuffix("/") ? url.path + "/" : url.path
+    }
+}
