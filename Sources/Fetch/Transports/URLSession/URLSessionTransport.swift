@@ -15,8 +15,9 @@ import Foundation
 /// redirects included. A body that grows past the size limit ends the call with
 /// ``FetchError/responseTooLarge(limit:request:)``, so that a broken or hostile server cannot make the process buffer
 /// without bound; the limit counts decoded bytes, and a request may set its own (``Request/maximumResponseSize``).
-/// Streams are not limited. Where a transport over a `URLSession` of yours differs by platform (it reads bodies
-/// whole on Linux when the session has a delegate of yours): <doc:PlatformDifferences>.
+/// Streams are not limited. A request that sets its own `Cookie` header is sent with exactly that header: the
+/// `URLSession`'s cookie storage neither adds to it nor keeps the cookies of its response. Where a transport over a
+/// `URLSession` of yours differs by platform: <doc:PlatformDifferences>.
 public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport {
     /// The `URLSession` that sends the requests.
     package let urlSession: URLSession
@@ -39,7 +40,8 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             false
         #endif
     }
-    /// Invalidates an owned `URLSession` once no pipeline uses it any more.
+    /// Invalidates an owned `URLSession` once no pipeline uses it any more, and on Linux makes the one without
+    /// cookie storage.
     private let owner: Owner?
     /// Sends the streamed requests; `nil` when they are read whole through ``send(_:completion:)``.
     private let streams: Streams?
@@ -58,6 +60,19 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         redirectPolicy: RedirectPolicy = RedirectPolicy(),
         maximumResponseSize: Int = 100 << 20
     ) {
+        self.init(
+            configuration: configuration, redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
+            challenges: nil)
+    }
+
+    /// A transport over a `URLSession` of its own, whose task-level authentication challenges go to `challenges`
+    /// when there is one (a caller's delegate, on Linux) and streams are read whole there.
+    private init(
+        configuration: URLSessionConfiguration,
+        redirectPolicy: RedirectPolicy,
+        maximumResponseSize: Int,
+        challenges: TaskDelegate.CallersDelegate?
+    ) {
         #if canImport(FoundationNetworking)
             // The pipeline hands each answer on to its parsing queue itself (or a bare session's `async` caller takes
             // it at once), so there is no need for a delegate queue in between: one thread hop fewer per call (see
@@ -70,22 +85,25 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         #endif
         // Fetch's delegate sees each body arrive, to stop it at the size limit. The `URLSession` keeps its delegate
         // until it is invalidated; the delegate does not keep the `URLSession`.
-        let tasks = TaskDelegate(redirectPolicy: redirectPolicy)
+        let tasks = TaskDelegate(redirectPolicy: redirectPolicy, challenges: challenges)
         let urlSession = URLSession(
             configuration: Session.safeToCancel(configuration), delegate: tasks, delegateQueue: delegateQueue)
-        self.init(
-            urlSession, owned: true, tasks: tasks, maximumResponseSize: maximumResponseSize,
-            streams: Streams(configuration: urlSession.configuration, redirectPolicy: redirectPolicy))
+        // A caller's delegate decides challenges only for what goes through `send`: a stream is read whole then.
+        let streams =
+            challenges == nil
+            ? Streams(configuration: urlSession.configuration, redirectPolicy: redirectPolicy) : nil
+        self.init(urlSession, owned: true, tasks: tasks, maximumResponseSize: maximumResponseSize, streams: streams)
     }
 
     /// Creates a transport over a `URLSession` of yours, whose delegate (if it has one) keeps deciding
     /// authentication challenges, for streams too.
     ///
-    /// On Linux, a `URLSession` without a delegate (`URLSession.shared`, or one made with
-    /// `URLSession(configuration:)`) cannot show Fetch a body as it arrives; the transport then sends through a
-    /// `URLSession` of its own made from that one's configuration, as ``init(configuration:redirectPolicy:maximumResponseSize:)``
-    /// does. Over a `URLSession` with a delegate of yours, Linux shows each body to that delegate alone: the transport
-    /// reads bodies whole, streams included. See <doc:PlatformDifferences>.
+    /// On Linux, swift-corelibs-foundation shows a body as it arrives only to its `URLSession`'s delegate, so the
+    /// transport sends through a `URLSession` of its own made from that one's configuration (the same cookie and
+    /// credential storage, headers and protocol classes; its own connections), and the size limit holds as each
+    /// body arrives on every `URLSession`. A delegate of yours still decides the task-level authentication
+    /// challenges there, on your session's delegate queue and with your session as the argument, but sees no other
+    /// event of Fetch's tasks; streams are then read whole, within the size limit. See <doc:PlatformDifferences>.
     ///
     /// - Parameters:
     ///   - session: The `URLSession` to send through. The default is `URLSession.shared`.
@@ -98,22 +116,21 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ) {
         #if canImport(FoundationNetworking)
             // swift-corelibs-foundation hands a body's chunks only to the session's delegate, never to a task's: over
-            // a session without one, the size limit could hold only once the whole body is in memory.
-            if session.delegate == nil {
-                self.init(
-                    configuration: session.configuration, redirectPolicy: redirectPolicy,
-                    maximumResponseSize: maximumResponseSize)
-                return
+            // the caller's session the size limit could hold only once the whole body is in memory (an endless body
+            // grew the process by gigabytes). A caller's delegate keeps deciding the challenges, as it did there.
+            let challenges = (session.delegate as? any URLSessionTaskDelegate).map {
+                TaskDelegate.CallersDelegate(session: session, delegate: $0)
             }
-            // Nor can a stream be read as it arrives: the caller's delegate alone sees the chunks.
-            let streams: Streams? = nil
+            self.init(
+                configuration: session.configuration, redirectPolicy: redirectPolicy,
+                maximumResponseSize: maximumResponseSize, challenges: challenges)
         #else
             // A task's own delegate sees each chunk, on any `URLSession`.
-            let streams = Streams(sharing: session, redirectPolicy: redirectPolicy)
+            self.init(
+                session, owned: false, tasks: TaskDelegate(redirectPolicy: redirectPolicy),
+                maximumResponseSize: maximumResponseSize,
+                streams: Streams(sharing: session, redirectPolicy: redirectPolicy))
         #endif
-        self.init(
-            session, owned: false, tasks: TaskDelegate(redirectPolicy: redirectPolicy),
-            maximumResponseSize: maximumResponseSize, streams: streams)
     }
 
     private init(
@@ -132,48 +149,67 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         self.streams = streams
     }
 
-    /// The ``StreamingEngine`` of a transport's streams, made on first use and let finish when the last copy of the
-    /// transport goes.
+    /// The ``StreamingEngine``s of a transport's streams, each made on first use and let finish when the last copy
+    /// of the transport goes.
     ///
     /// Over a `URLSession` the transport made, streams go through a second one of its own (made from the same
     /// configuration), whose delegate is the engine's: on swift-corelibs-foundation a task's data reaches only its
-    /// session's delegate. Over a caller's `URLSession` on Apple platforms, they go through that session, each task
-    /// with the engine's delegate as its own.
+    /// session's delegate. There, a stream that handles its own cookies goes through a third, without cookie storage
+    /// (see ``URLSessionTransport/handlesItsOwnCookies(_:)``). Over a caller's `URLSession` on Apple platforms,
+    /// streams go through that session, each task with the engine's delegate as its own.
     private final class Streams: Sendable {
-        private let make: @Sendable () -> StreamingEngine
-        private let engine = Locked<StreamingEngine?>(nil)
+        private let make: @Sendable (_ withCookieStorage: Bool) -> StreamingEngine
+        private let engines = Locked<(withCookies: StreamingEngine?, withoutCookies: StreamingEngine?)>((nil, nil))
 
         init(configuration: URLSessionConfiguration, redirectPolicy: RedirectPolicy) {
-            make = { StreamingEngine(configuration: configuration, redirectPolicy: redirectPolicy) }
+            make = { withCookieStorage in
+                StreamingEngine(
+                    configuration: withCookieStorage
+                        ? configuration : URLSessionTransport.withoutCookieStorage(configuration),
+                    redirectPolicy: redirectPolicy)
+            }
         }
 
         init(sharing urlSession: URLSession, redirectPolicy: RedirectPolicy) {
-            make = { StreamingEngine(sharing: urlSession, redirectPolicy: redirectPolicy) }
+            // Apple platforms, where a request's `httpShouldHandleCookies` holds: one engine serves every stream.
+            make = { _ in StreamingEngine(sharing: urlSession, redirectPolicy: redirectPolicy) }
         }
 
         deinit {
-            engine.withLock { $0 }?.finishAndInvalidate()
+            let engines = engines.withLock { $0 }
+            engines.withCookies?.finishAndInvalidate()
+            engines.withoutCookies?.finishAndInvalidate()
         }
 
-        var current: StreamingEngine {
-            engine.withLock { engine in
-                if let engine {
+        /// The engine for `urlRequest`: on Linux, the one without cookie storage when it handles its own cookies.
+        func engine(for urlRequest: URLRequest) -> StreamingEngine {
+            let withCookieStorage = !URLSessionTransport.handlesItsOwnCookies(urlRequest)
+            return engines.withLock { engines in
+                if let engine = withCookieStorage ? engines.withCookies : engines.withoutCookies {
                     return engine
                 }
-                let made = make()
-                engine = made
+                let made = make(withCookieStorage)
+                if withCookieStorage {
+                    engines.withCookies = made
+                } else {
+                    engines.withoutCookies = made
+                }
                 return made
             }
         }
 
         func cancelAll() {
-            engine.withLock { $0 }?.cancelAll()
+            let engines = engines.withLock { $0 }
+            engines.withCookies?.cancelAll()
+            engines.withoutCookies?.cancelAll()
         }
     }
 
-    /// Lets tasks in flight finish, then invalidates the `URLSession` when released.
+    /// Lets tasks in flight finish, then invalidates the `URLSession`s the transport made when released; on Linux,
+    /// makes the one without cookie storage on first use.
     private final class Owner: Sendable {
         let urlSession: URLSession
+        private let withoutCookies = Locked<URLSession?>(nil)
 
         init(_ urlSession: URLSession) {
             self.urlSession = urlSession
@@ -181,7 +217,63 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
 
         deinit {
             urlSession.finishTasksAndInvalidate()
+            withoutCookies.withLock { $0 }?.finishTasksAndInvalidate()
         }
+
+        #if canImport(FoundationNetworking)
+            /// A `URLSession` like ``urlSession``, with the same delegate and an inline delegate queue too, but no
+            /// cookie storage: for the requests that handle their own cookies, on swift-corelibs-foundation.
+            var withoutCookieStorage: URLSession {
+                withoutCookies.withLock { made in
+                    if let made {
+                        return made
+                    }
+                    let session = URLSession(
+                        configuration: URLSessionTransport.withoutCookieStorage(urlSession.configuration),
+                        delegate: urlSession.delegate, delegateQueue: InlineDelegateQueue())
+                    made = session
+                    return session
+                }
+            }
+        #endif
+    }
+
+    /// Whether `urlRequest` keeps the `URLSession`'s cookie storage out, as a request with a `Cookie` header of its
+    /// own does (see ``urlRequest(for:failing:)``), on a platform that does not see to it itself.
+    ///
+    /// swift-corelibs-foundation ignores `httpShouldHandleCookies` (up to 6.3.1 at least): when a task is made, the
+    /// configuration's cookies for the URL replace the request's `Cookie` header, so that one user's `Set-Cookie`
+    /// would go out in place of another user's header; and the cookies of every response are stored. Such a request
+    /// is sent through a `URLSession` without cookie storage instead. Apple platforms honour the property.
+    fileprivate static func handlesItsOwnCookies(_ urlRequest: URLRequest) -> Bool {
+        #if canImport(FoundationNetworking)
+            !urlRequest.httpShouldHandleCookies
+        #else
+            false
+        #endif
+    }
+
+    /// `configuration` without cookie storage: it neither sets a request's cookies nor keeps a response's.
+    fileprivate static func withoutCookieStorage(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        guard let copy = configuration.copy() as? URLSessionConfiguration else {
+            return configuration
+        }
+        copy.httpCookieStorage = nil
+        copy.httpShouldSetCookies = false
+        copy.httpCookieAcceptPolicy = .never
+        return copy
+    }
+
+    /// The `URLSession` to send `urlRequest` through: on Linux, one without cookie storage when it handles its own
+    /// cookies.
+    private func urlSession(for urlRequest: URLRequest) -> URLSession {
+        #if canImport(FoundationNetworking)
+            // Every transport owns its `URLSession` on Linux (see `init(session:)`).
+            if Self.handlesItsOwnCookies(urlRequest), let owner {
+                return owner.withoutCookieStorage
+            }
+        #endif
+        return urlSession
     }
 
     /// Sends `request` as a data task and answers with its response of any status.
@@ -230,9 +322,6 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             let answer: Result<Response, any Error> =
                 if let refusal = ending.redirectRefusal {
                     .failure(refusal.naming(request))
-                } else if let data, data.count > call.limit {
-                    // Read whole by a `URLSession` Fetch is not the delegate of: the limit holds, but only now.
-                    .failure(FetchError.responseTooLarge(limit: call.limit, request: request))
                 } else {
                     Exchange.response(
                         for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout)
@@ -242,29 +331,15 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             completion(answer)
         }
         call.whenAnswered(answered)
-        let task: URLSessionDataTask
-        if collectsBodies {
-            // The delegate collects the body, counting it as it arrives.
-            task = urlSession.dataTask(with: urlRequest)
-        } else {
-            task = urlSession.dataTask(with: urlRequest, completionHandler: answered)
-        }
+        // The delegate collects the body, counting it as it arrives: on Apple platforms as the task's own delegate,
+        // on any `URLSession`; on Linux as the delegate of the `URLSession`, which is always the transport's.
+        let task = urlSession(for: urlRequest).dataTask(with: urlRequest)
         task.delegate = tasks
         call.start(task) { error in completion(.failure(error)) }
     }
 
     /// The longest timeout Fetch keeps a timer for, in seconds (a year): a longer one is no deadline at all.
     private static let longestTimer: TimeInterval = 365 * 24 * 3600
-
-    /// Whether the tasks' delegate sees each body arrive, to count it against the limit: on Apple platforms a task's
-    /// own delegate does on any `URLSession`; swift-corelibs-foundation tells only the `URLSession`'s delegate.
-    private var collectsBodies: Bool {
-        #if canImport(FoundationNetworking)
-            urlSession.delegate === tasks
-        #else
-            true
-        #endif
-    }
 
     /// Sends `request` and hands back its response once the head has arrived, with the body to read as it arrives
     /// (whole, on Linux over a `URLSession` with a delegate of yours).
@@ -296,16 +371,25 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
                 urlRequest.timeoutInterval = timeout.rounded(.up)
             }
         #endif
-        return streams.current.stream(urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+        return streams.engine(for: urlRequest).stream(
+            urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
     }
 
     /// The `URLRequest` to send for `request`, or `nil` when it cannot be built, `completion` having had the error.
+    ///
+    /// A request with a `Cookie` header of its own keeps the cookie storage out (`httpShouldHandleCookies` is
+    /// `false`): it is sent with exactly that header, and the cookies of its response are not stored, so that one
+    /// user's cookies never go out as another's on a shared `URLSession`, and the cookies a request carries never
+    /// join the storage for the next request that relies on it.
     private func urlRequest<Answer>(
         for request: any Request,
         failing completion: @Sendable (Result<Answer, any Error>) -> Void
     ) -> URLRequest? {
         switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
-        case .success(let built):
+        case .success(var built):
+            if built.value(forHTTPHeaderField: "Cookie") != nil {
+                built.httpShouldHandleCookies = false
+            }
             return built
         case .failure(let error):
             completion(.failure(error))
@@ -649,11 +733,21 @@ final class CallRegistry: Sendable {
 /// A task delegate rather than a session delegate, so that the policy holds on any `URLSession`, `.shared`
 /// included; one per session rather than one per call, because only the rare redirect needs it.
 final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// A caller's `URLSession` and its delegate, which decides the challenges of the tasks that Fetch sends through a
+    /// `URLSession` of its own in that one's place (on Linux: see ``URLSessionTransport/init(session:redirectPolicy:maximumResponseSize:)``).
+    struct CallersDelegate: Sendable {
+        let session: URLSession
+        let delegate: any URLSessionTaskDelegate
+    }
+
     let calls = CallRegistry()
     let redirectPolicy: RedirectPolicy
+    /// Who decides challenges, when not the `URLSession`'s own delegate.
+    let challenges: CallersDelegate?
 
-    init(redirectPolicy: RedirectPolicy) {
+    init(redirectPolicy: RedirectPolicy, challenges: CallersDelegate? = nil) {
         self.redirectPolicy = redirectPolicy
+        self.challenges = challenges
     }
 
     func urlSession(
@@ -717,7 +811,7 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         /// dispositions, so the `401` would never reach the caller. Fetch answers the call with the `401` itself, as
         /// Apple platforms and later corelibs do, then cancels the task, which is over for Fetch. A credential of
         /// the configuration's `urlCredentialStorage` is still tried first, and a session delegate of the app's
-        /// still decides.
+        /// still decides, on its session's delegate queue and told its session (the task is one of Fetch's own).
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
@@ -741,10 +835,14 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 // The disposition cancels the task, which on corelibs waits for the queue this may run on.
                 Pipeline.parsingQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
             }
-            if let appDelegate = session.delegate as? URLSessionTaskDelegate, appDelegate !== self {
-                appDelegate.urlSession(session, task: task, didReceive: challenge, completionHandler: decided)
-            } else {
+            guard let challenges else {
                 decided(.performDefaultHandling, nil)
+                return
+            }
+            // Not on corelibs' own queue, where this runs: the app's delegate may take its time.
+            challenges.session.delegateQueue.addOperation {
+                challenges.delegate.urlSession(
+                    challenges.session, task: task, didReceive: challenge, completionHandler: decided)
             }
         }
     #endif

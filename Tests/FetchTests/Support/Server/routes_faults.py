@@ -1,8 +1,9 @@
 """Routes for the fault tests: an authentication challenge, a trickling body, a reset, a body cut midway, a chunked
-body of any size."""
+body of any size, and a counted body that records how much of it the socket took."""
 
 import socket
 import struct
+import threading
 import time
 
 from test_server import route
@@ -77,3 +78,54 @@ def chunked(exchange, match):
         exchange.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
         sent += len(part)
     exchange.wfile.write(b"0\r\n\r\n")
+
+
+# Each counted body's hold (set to let it go on), and how many of its bytes the socket took once its handler is done.
+COUNTED = {}
+COUNTED_LOCK = threading.Lock()
+
+
+def counted_state(identifier):
+    with COUNTED_LOCK:
+        return COUNTED.setdefault(identifier, {"release": threading.Event(), "done": threading.Event(), "sent": 0})
+
+
+@route(r"/faults/counted/([\w-]+)/(\d+)")
+def counted(exchange, match):
+    """200 with a chunked body of the given number of bytes, 64 KiB a chunk, counting what the socket took until the
+    client stops reading or closes. ?hold=<bytes> pauses after that many bytes until /faults/counted-sent/<id> (or
+    30 s), so that a test can tell whether the client gave up before the rest was sent."""
+    identifier, total = match.group(1), int(match.group(2))
+    hold = int(exchange.query.get("hold", [str(total)])[0])
+    state = counted_state(identifier)
+    block = b"z" * (64 << 10)
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Transfer-Encoding", "chunked")
+    exchange.end_headers()
+    sent = 0
+    try:
+        while sent < total:
+            if sent >= hold:
+                state["release"].wait(30)
+                hold = total
+            part = block[: min(len(block), total - sent)]
+            exchange.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+            exchange.wfile.flush()
+            sent += len(part)
+        exchange.wfile.write(b"0\r\n\r\n")
+    except OSError:
+        exchange.close_connection = True
+    finally:
+        state["sent"] = sent
+        state["done"].set()
+
+
+@route(r"/faults/counted-sent/([\w-]+)")
+def counted_sent(exchange, match):
+    """Lets the counted body go on, then {"sent": n, "done": true} once its handler is done (waiting up to 30 s for
+    it), else "done": false."""
+    state = counted_state(match.group(1))
+    state["release"].set()
+    done = state["done"].wait(30)
+    exchange.send_json(200, {"sent": state["sent"], "done": done})

@@ -224,3 +224,17 @@ def file_digest(exchange, match):
             size += len(data)
             digest.update(data)
     exchange.send_json(200, {"size": size, "sha256": digest.hexdigest()})
+
+
+@route(r"/requests/cookies/([\w-]+)/set")
+def set_cookie(exchange, match):
+    """200 with Set-Cookie: user=<?user>, scoped to /requests/cookies/<id>, so that no other test's request gets it."""
+    user = exchange.query.get("user", ["A"])[0]
+    cookie = f"user={user}; Path=/requests/cookies/{match.group(1)}"
+    exchange.send_json(200, {"set": cookie}, headers={"Set-Cookie": cookie})
+
+
+@route(r"/requests/cookies/([\w-]+)/seen")
+def seen_cookies(exchange, match):
+    """Every Cookie field of the request as it arrived, each apart and in order: {"cookies": ["user=B"]}."""
+    exchange.send_json(200, {"cookies": exchange.headers.get_all("Cookie") or []})

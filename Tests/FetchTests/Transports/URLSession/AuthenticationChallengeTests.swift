@@ -37,8 +37,8 @@ import Testing
             #expect(!route.contains("body=0"))
         case .failure(FetchError.unacceptableStatus(let response)):
             #expect(response.status == 401)
-            // Without a body, or over a delegate of the app's on Linux (corelibs shows the body to it alone).
-            #expect(route.contains("body=0") || Self.bodyReachesOnlyTheAppsDelegate(initialiser), "\(response)")
+            // Only without a body, over a delegate of the app's too.
+            #expect(route.contains("body=0"), "\(response)")
         default:
             Issue.record("expected the 401, got \(result)")
         }
@@ -58,13 +58,5 @@ import Testing
         #expect(response.status == 401)
         let user: User = try await session.perform(TestRequest(server.url("/users/1")))
         #expect(user.id == 1)
-    }
-
-    static func bodyReachesOnlyTheAppsDelegate(_ initialiser: SessionInitialiser) -> Bool {
-        #if canImport(FoundationNetworking)
-            initialiser == .appDelegate
-        #else
-            false
-        #endif
     }
 }

@@ -90,16 +90,25 @@ import Testing
         #expect(text == String(repeating: "compressed ", count: 200))
     }
 
-    /// On Linux a `URLSession` with a delegate of the app's shows the body to that delegate alone: the limit holds
-    /// there too, once the body has arrived.
-    @Test func aSessionOverAURLSessionWithTheAppsDelegateStillHoldsTheLimit() async throws {
-        let urlSession = URLSession(configuration: .ephemeral, delegate: AppDelegate(), delegateQueue: nil)
-        defer { urlSession.finishTasksAndInvalidate() }
-        let session = Session(
-            transport: URLSessionTransport(session: urlSession, maximumResponseSize: 1000),
-            callbackQueue: OperationQueue())
-        let url = server.url("/large/5000/\(UUID().uuidString)")
-        expectTooLarge(1000, url, from: await Result { try await session.perform(TestRequest(url)) })
+    /// A body past the limit ends the call as it arrives, on every initialiser: the server sends 4 MiB of a 64 MiB
+    /// body and waits, and the call must fail with the size error while it waits, not once the body is whole. Over a
+    /// `URLSession` with a delegate of the app's too, where on Linux swift-corelibs-foundation shows a task's chunks
+    /// to that delegate alone (the transport sends through a `URLSession` of its own to see them).
+    @Test(arguments: SessionInitialiser.allCases)
+    func aBodyPastTheLimitEndsTheCallAsItArrives(_ initialiser: SessionInitialiser) async throws {
+        let session = try initialiser.makeSession(maximumResponseSize: 1 << 20)
+        let id = UUID().uuidString
+        let url = server.url("/faults/counted/\(id)/\(64 << 20)?hold=\(4 << 20)")
+        // Shorter than the server's 30 s hold: a transport that waited for the whole body would time out.
+        expectTooLarge(1 << 20, url, from: await Result { try await session.perform(TestRequest(url, timeout: 20)) })
+        struct Sent: Decodable, Parsable {
+            let sent: Int
+            let done: Bool
+        }
+        // The server goes on; the call is over, so its connection is closed rather than read to the end.
+        let sent: Sent = try await Session().perform(TestRequest(server.url("/faults/counted-sent/\(id)")))
+        #expect(sent.done, "\(initialiser): the server was still sending the body")
+        #expect(sent.sent < 64 << 20, "\(initialiser): the whole body was read after the call had failed")
     }
 
     @Test(arguments: SessionTransport.allCases)
@@ -116,8 +125,8 @@ import Testing
     static let everyInitialiserVariable = "FETCH_MEASURE_RESPONSE_LIMIT_EVERY_INITIALISER"
 
     /// A 200 MiB chunked body (no `Content-Length` to refuse it by) against an 8 MiB limit fails with the size
-    /// error on every initialiser that counts the body as it arrives, the README's `Session()` first, and the
-    /// process never holds much more than the limit.
+    /// error on every initialiser, the README's `Session()` first, and the process never holds much more than the
+    /// limit.
     @Test(
         .enabled(if: MemoryMeter.isAvailable, "needs /proc/self/status and /proc/self/clear_refs (Linux)"),
         .disabled(if: ThreadSanitizer.isActive, "its memory bound measures Thread Sanitizer's shadow memory")
@@ -130,7 +139,7 @@ import Testing
         else {
             return
         }
-        for initialiser in SessionInitialiser.countingAsItArrives {
+        for initialiser in SessionInitialiser.allCases {
             let session = try initialiser.makeSession(maximumResponseSize: 8 << 20)
             let url = server.url("/faults/chunked/\(200 << 20)")
             let meter = try MemoryMeter()

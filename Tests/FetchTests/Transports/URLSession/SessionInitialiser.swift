@@ -21,16 +21,6 @@ enum SessionInitialiser: String, CaseIterable, Sendable, CustomTestStringConvert
 
     var testDescription: String { rawValue }
 
-    /// The initialisers over which a body is counted as it arrives: all but a `URLSession` with a delegate of the
-    /// app's on Linux, where swift-corelibs-foundation shows the chunks to that delegate alone.
-    static var countingAsItArrives: [SessionInitialiser] {
-        #if canImport(FoundationNetworking)
-            allCases.filter { $0 != .appDelegate }
-        #else
-            allCases
-        #endif
-    }
-
     /// A session made this way, delivering on a queue of its own.
     func makeSession(maximumResponseSize: Int = 100 << 20) throws -> Session {
         switch self {
