@@ -37,6 +37,21 @@
             channel.cancel()
         }
 
+        @Test func pingsMadeWhileWritesAreBlockedShareOneFrame() async throws {
+            let response = try await CurlTransport().openWebSocket(try server.url("/ping-flood?count=300000"))
+            let channel = try #require(response.webSocketChannel as? CurlWebSocketChannel)
+            #expect(try await channel.receive() == .message(.text("done")))
+            for _ in 0..<1000 {
+                channel.ping { _ in }  // fails with cancelled at the end: the server answers none
+            }
+            let queued = await withCheckedContinuation { continuation in
+                channel.measureQueuedControlBytes { continuation.resume(returning: $0) }
+            }
+            // The pongs above, and one ping of 2 + 4 + 8 bytes that the 1,000 share (the server answers none).
+            #expect(queued <= 2 * Self.largestPong + 14, "\(queued) bytes of control frames wait to be written")
+            channel.cancel()
+        }
+
         // MARK: - Subprotocols
 
         @Test(arguments: SessionFace.allCases)
