@@ -3,8 +3,12 @@ import Foundation
 /// How a Server-Sent Events stream or a ``WebSocket`` reconnects after its connection ends or fails.
 ///
 /// A WebSocket reconnects after a drop (no close frame) or a server's close with 1001, 1011, 1012, 1013 or 1014,
-/// with the backoff's waits (it has no `retry:`); a handshake the server refuses with a status is not retried. What
-/// follows is about Server-Sent Events.
+/// with the backoff's waits (it has no `retry:`); a handshake the server refuses with a status is not retried. A
+/// reconnection whose connection then ends before it delivered a message, within 60 s of opening, is a failed
+/// attempt too: the count goes on across such connections (a server that closes with 1011 after every handshake
+/// ends the sequence with ``FetchError/attemptsExhausted(attempts:lastError:request:)`` after ``maximumAttempts``),
+/// and only a connection that delivered a message or stayed open 60 s starts it again. What follows is about
+/// Server-Sent Events.
 ///
 /// The wait before a reconnection is the stream's reconnection time: the backoff's first delay until the server
 /// sets its own with a `retry:` field. Each failed attempt in a row (no response, a transport error) lengthens the

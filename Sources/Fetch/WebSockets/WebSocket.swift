@@ -20,7 +20,8 @@ import Foundation
 /// that dropped without a close frame (1006), or one that Fetch closed because the server broke RFC 6455 (1002),
 /// sent text that is not UTF-8 (1007) or a message over the maximum size (1009). With a ``ReconnectPolicy``, a drop
 /// (or a server's close with 1001, 1011, 1012, 1013 or 1014) opens a new connection after the policy's wait, and the
-/// sequence goes on; a send made meanwhile waits for it.
+/// sequence goes on; a send made meanwhile waits for it. A reconnection that ends before it delivered a message
+/// counts as a failed attempt (``ReconnectPolicy`` says when the count starts again).
 ///
 /// Cancelling the task that iterates, or letting go of the connection, closes it with 1001 (going away). Pings from
 /// the server are answered at once. Fetch reads ahead of the iteration only a little (over libcurl, at most 16
@@ -55,7 +56,17 @@ public final class WebSocket: AsyncSequence, Sendable {
         var isClosedByClient = false
         /// Whether the current connection has delivered a message.
         var hasDelivered = false
+        /// When the current connection opened, by the scheduler's clock.
+        var openedAt: Date
+        /// The failed attempts in a row that the current connection's end continues, if it ends as a failure (see
+        /// ``endsAsFailure(_:now:)``): 0 for the first connection, one more than the failures before it for a
+        /// reconnection.
+        var failuresIfItFails = 0
     }
+
+    /// How long a connection that delivers no message must stay open for its end not to count as a failed attempt:
+    /// 60 s.
+    static let settledInterval: TimeInterval = 60
 
     private enum Phase {
         case open(any WebSocketChannel)
@@ -75,7 +86,7 @@ public final class WebSocket: AsyncSequence, Sendable {
         self.connect = connect
         self.reconnectPolicy = reconnectPolicy
         self.scheduler = scheduler
-        self.state = Locked(State(phase: .open(opened.channel), response: opened.response))
+        self.state = Locked(State(phase: .open(opened.channel), response: opened.response, openedAt: scheduler.now))
     }
 
     deinit {
@@ -343,8 +354,9 @@ public final class WebSocket: AsyncSequence, Sendable {
                 return task
             case .open:
                 let eventless = !state.hasDelivered
+                let failures = Self.endsAsFailure(state, now: scheduler.now) ? state.failuresIfItFails : 0
                 let task = Task { [self] in
-                    try await reconnecting(with: policy, after: error, eventless: eventless)
+                    try await reconnecting(with: policy, after: error, failures: failures, eventless: eventless)
                 }
                 state.phase = .reconnecting(task)
                 return task
@@ -368,14 +380,32 @@ public final class WebSocket: AsyncSequence, Sendable {
         }
     }
 
+    /// Whether the end of the connection `state` describes counts as a failed attempt: it delivered no message and
+    /// ended less than ``settledInterval`` after it opened, so a server that accepts the handshake and closes at once
+    /// (with 1011, say) cannot be reconnected to forever.
+    private static func endsAsFailure(_ state: State, now: Date) -> Bool {
+        !state.hasDelivered && now.timeIntervalSince(state.openedAt) < settledInterval
+    }
+
     /// Waits and opens, until a connection opens or the policy gives up.
+    ///
+    /// - Parameters:
+    ///   - policy: The reconnect policy.
+    ///   - error: What ended the last connection.
+    ///   - failuresSoFar: The failed attempts in a row so far: 0, unless the connection that ended was a
+    ///     reconnection that failed too (see ``endsAsFailure(_:now:)``).
+    ///   - eventless: Whether the connection that ended delivered no message, which lengthens the first wait.
+    /// - Returns: The new connection's channel.
+    /// - Throws: ``FetchError/attemptsExhausted(attempts:lastError:request:)`` when the policy gives up; the error of
+    ///   a handshake that was answered; ``FetchError/cancelled(request:)`` when the socket was closed meanwhile.
     private func reconnecting(
         with policy: ReconnectPolicy,
         after error: any Error,
+        failures failuresSoFar: Int,
         eventless: Bool
     ) async throws -> any WebSocketChannel {
         var lastError = error
-        var failures = 0
+        var failures = failuresSoFar
         while true {
             if let limit = policy.maximumAttempts, failures >= limit {
                 throw failures == 0
@@ -394,6 +424,8 @@ public final class WebSocket: AsyncSequence, Sendable {
                     state.phase = .open(opened.channel)
                     state.response = opened.response
                     state.hasDelivered = false
+                    state.openedAt = scheduler.now
+                    state.failuresIfItFails = failures + 1
                     return false
                 }
                 if isClosedByClient {

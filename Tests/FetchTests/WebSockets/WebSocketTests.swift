@@ -156,6 +156,48 @@ import Testing
         #expect(calls.withLock { $0 } == 4)
     }
 
+    @Test func aServerThatClosesEveryConnectionAtOnceExhaustsThePolicysAttempts() async throws {
+        // Every handshake succeeds and every connection closes with 1011 before any message: each reconnection is
+        // a failed attempt, and the policy's five end the sequence instead of reconnecting forever.
+        // (A normal close ends the script, so that a socket that went on reconnecting would end there, not hang.)
+        let server = MockWebSocket(
+            Array(repeating: .close(code: 1011, reason: "crashed"), count: 20) + [.close(code: 1000, reason: "")])
+        let scheduler = TestScheduler()
+        let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
+            Room(), reconnectPolicy: ReconnectPolicy(), scheduler: scheduler)
+        let (messages, error) = await Self.drain(socket)
+        #expect(messages.isEmpty)
+        guard case .attemptsExhausted(5, let lastError, let request)? = error as? FetchError else {
+            Issue.record("expected attemptsExhausted after 5, got \(String(describing: error))")
+            return
+        }
+        guard case .webSocketClosed(1011, _, _)? = lastError as? FetchError else {
+            Issue.record("expected the last error to be the close with 1011, got \(lastError)")
+            return
+        }
+        #expect(request?.url == Room().url)
+        #expect(server.connections == 6)  // the first connection and five reconnections
+        let delays = scheduler.delays
+        #expect(delays.count == 5)
+        #expect(zip(delays, delays.dropFirst()).allSatisfy { $0 <= $1 }, "\(delays)")
+    }
+
+    @Test func aConnectionThatDeliversAMessageResetsTheFailedAttempts() async throws {
+        let closes = Array(repeating: MockWebSocket.Event.close(code: 1011, reason: "crashed"), count: 3)
+        let server = MockWebSocket(closes + [.message(.text("x"))] + closes + closes + [.close(code: 1000, reason: "")])
+        let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
+            Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
+        let (messages, error) = await Self.drain(socket)
+        #expect(messages == [.text("x")])
+        guard case .attemptsExhausted(3, _, _)? = error as? FetchError else {
+            Issue.record("expected attemptsExhausted after 3, got \(String(describing: error))")
+            return
+        }
+        // Three failed attempts after the first connection, then one that delivers "x" (and closes): the count
+        // starts again, and three more fail.
+        #expect(server.connections == 7)
+    }
+
     @Test func aHandshakeAnsweredWithAStatusThrowsTheErrorParsersError() async throws {
         struct Refused: Error, Equatable {
             let reason: String

@@ -92,6 +92,16 @@
                 return
             }
             let head = webSocketTask.response as? HTTPURLResponse
+            // RFC 6455 §4.1: a subprotocol the request did not offer fails the connection.
+            let offered = webSocketTask.originalRequest?.value(forHTTPHeaderField: "Sec-WebSocket-Protocol")
+            if let problem = WebSocketHandshake.problem(withSubprotocol: `protocol`, offered: offered) {
+                webSocketTask.cancel(with: .protocolError, reason: nil)
+                let refused = Response(
+                    status: head?.statusCode ?? 101, headers: head.map { HeaderFields($0) } ?? [:], data: Data(),
+                    originalRequest: request, url: head?.url ?? webSocketTask.originalRequest?.url ?? request.url)
+                completion(.failure(FetchError.webSocketHandshakeFailed(reason: problem, refused)))
+                return
+            }
             let response = Response(
                 status: head?.statusCode ?? 101, headers: head.map { HeaderFields($0) } ?? [:],
                 originalRequest: request, url: head?.url ?? webSocketTask.originalRequest?.url,

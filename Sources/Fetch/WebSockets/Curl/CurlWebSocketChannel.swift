@@ -54,6 +54,12 @@
             loop.run(.close(code: code, reason: reason), on: identifier)
         }
 
+        /// Reports the bytes of control frames the connection has queued and not written (see
+        /// ``CurlWebSocketConnection/queuedControlBytes``), after every command sent before it.
+        func measureQueuedControlBytes(_ report: @escaping @Sendable (Int) -> Void) {
+            loop.run(.measure(report), on: identifier)
+        }
+
         /// Drops the connection at once (see ``WebSocketChannel/cancel()``).
         func cancel() {
             loop.run(.cancel, on: identifier)

@@ -27,6 +27,8 @@
             case cancel
             /// The channel took a message from a full read-ahead: read again.
             case resume
+            /// Reports ``queuedControlBytes``, for the tests that bound it.
+            case measure(@Sendable (_ queuedControlBytes: Int) -> Void)
         }
 
         /// How a connection ended, which every later call is answered with.
@@ -76,8 +78,15 @@
         /// The pings sent so far: the next one's payload.
         private var pingCount: UInt64 = 0
 
-        /// Frames to write, oldest first, each with the completion of its send (none for control frames).
-        private var outbox: [(frame: Data, completion: (@Sendable ((any Error)?) -> Void)?)] = []
+        /// Frames to write, oldest first, each with its opcode and the completion of its send (none for control
+        /// frames).
+        ///
+        /// Bounded whatever the server does: its data frames are the caller's sends, each waiting for its completion;
+        /// of control frames it holds at most one close, one unsent ping of the client's (a ping made while one waits
+        /// to go out shares it) and one unsent pong (a ping from the server replaces the payload of the pong not yet
+        /// sent, as RFC 6455 §5.5.3 allows: only the latest ping is answered), beside the one frame being written.
+        private var outbox: [(opcode: WebSocketOpcode, frame: Data, completion: (@Sendable ((any Error)?) -> Void)?)] =
+            []
         /// How many bytes of `outbox[0]` are written.
         private var written = 0
         /// Whether the last write stopped at `CURLE_AGAIN`, so the loop waits for POLLOUT.
@@ -157,6 +166,8 @@
                 finish(.failed(FetchError.cancelled(request: request)))
             case .resume:
                 break  // makeProgress reads, now that there is room
+            case .measure(let report):
+                report(queuedControlBytes)
             }
             makeProgress()
         }
@@ -228,10 +239,40 @@
                 completion(refusal)
                 return
             }
+            if unsentIndex(of: .ping) != nil, let last = pings.last {
+                // A ping frame still waits to go out: its pong answers this ping too.
+                pings.append((last.payload, completion))
+                return
+            }
             pingCount &+= 1
             let payload = withUnsafeBytes(of: pingCount.bigEndian) { Data($0) }
             pings.append((payload, completion))
             queue(.ping, payload: payload, completion: nil)
+        }
+
+        /// Answers the server's ping: replaces the payload of a pong that has not started to go out, or queues one.
+        private func pong(_ payload: Data) {
+            if let unsent = unsentIndex(of: .pong) {
+                outbox[unsent].frame = WebSocketFrameEncoder.frame(
+                    .pong, payload: payload, maskingKey: WebSocketFrameEncoder.randomMaskingKey())
+            } else {
+                queue(.pong, payload: payload, completion: nil)
+            }
+        }
+
+        /// The index in the outbox of a frame of `opcode` none of whose bytes are written yet.
+        private func unsentIndex(of opcode: WebSocketOpcode) -> Int? {
+            outbox.indices.last { index in
+                outbox[index].opcode == opcode && (index > 0 || written == 0)
+            }
+        }
+
+        /// The bytes of control frames (pings, pongs, a close) in the outbox: what a server that sends control
+        /// frames and reads nothing could otherwise grow.
+        var queuedControlBytes: Int {
+            outbox.reduce(0) { total, entry in
+                entry.opcode.isControl ? total + entry.frame.count : total
+            }
         }
 
         /// Starts the closing handshake: the close frame goes out, and reading goes on for the server's.
@@ -261,7 +302,7 @@
         ) {
             let frame = WebSocketFrameEncoder.frame(
                 opcode, payload: payload, maskingKey: WebSocketFrameEncoder.randomMaskingKey())
-            outbox.append((frame, completion))
+            outbox.append((opcode, frame, completion))
         }
 
         // MARK: - Reading and writing
@@ -366,7 +407,7 @@
                 case .message(let message):
                     deliver(message)
                 case .ping(let payload):
-                    queue(.pong, payload: payload, completion: nil)
+                    pong(payload)
                     write()
                 case .pong(let payload):
                     answered(payload)
@@ -390,7 +431,7 @@
 
         /// Completes the ping that `payload` answers, and those sent before it (a server may answer only the latest).
         private func answered(_ payload: Data) {
-            guard let index = pings.firstIndex(where: { $0.payload == payload }) else {
+            guard let index = pings.lastIndex(where: { $0.payload == payload }) else {
                 return  // an unsolicited pong is a heartbeat (RFC 6455 §5.5.3)
             }
             let answered = pings[...index]

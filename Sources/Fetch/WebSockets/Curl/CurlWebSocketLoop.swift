@@ -163,6 +163,8 @@
                 completion(.failure(error))
             case .send(_, let completion), .ping(let completion):
                 completion(error)
+            case .measure(let report):
+                report(0)
             case .close, .cancel, .resume:
                 break
             }

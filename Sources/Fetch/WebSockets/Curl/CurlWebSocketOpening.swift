@@ -158,7 +158,10 @@
                                 url: url)))
                     return
                 }
-                if let problem = WebSocketHandshake.problem(withUpgrade: reply.headers, key: key) {
+                if let problem = WebSocketHandshake.problem(
+                    withUpgrade: reply.headers, key: key,
+                    offeredProtocols: urlRequest.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"))
+                {
                     let response = Response(
                         status: status, headers: reply.headers, data: Data(), originalRequest: request, url: url)
                     complete(.failure(FetchError.webSocketHandshakeFailed(reason: problem, response)))

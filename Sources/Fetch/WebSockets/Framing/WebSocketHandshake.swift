@@ -100,10 +100,15 @@ package enum WebSocketHandshake {
     /// - Parameters:
     ///   - headers: The `101` response's fields.
     ///   - key: The `Sec-WebSocket-Key` the request sent.
+    ///   - offeredProtocols: The request's `Sec-WebSocket-Protocol` field (a comma-separated list), or nil when it
+    ///     asked for no subprotocol.
     /// - Returns: nil when `Upgrade` is `websocket` (in any case), `Connection` has the `upgrade` token,
-    ///   `Sec-WebSocket-Accept` is ``accept(forKey:)`` and no extension was accepted (none was asked for);
-    ///   otherwise the reason in words, naming what came back (for ``FetchError/webSocketHandshakeFailed(reason:_:)``).
-    package static func problem(withUpgrade headers: HeaderFields, key: String) -> String? {
+    ///   `Sec-WebSocket-Accept` is ``accept(forKey:)``, no extension was accepted (none was asked for) and the
+    ///   subprotocol, if any, is one the request offered (see ``problem(withSubprotocol:offered:)``); otherwise the
+    ///   reason in words, naming what came back (for ``FetchError/webSocketHandshakeFailed(reason:_:)``).
+    package static func problem(
+        withUpgrade headers: HeaderFields, key: String, offeredProtocols: String? = nil
+    ) -> String? {
         guard let upgrade = headers["Upgrade"] else {
             return "the 101 response has no Upgrade field (expected Upgrade: websocket)"
         }
@@ -125,6 +130,35 @@ package enum WebSocketHandshake {
         }
         if let extensions = headers["Sec-WebSocket-Extensions"], !trimmed(extensions).isEmpty {
             return "the 101 response accepts the extension \(extensions.debugDescription), which was not asked for"
+        }
+        return problem(withSubprotocol: headers["Sec-WebSocket-Protocol"], offered: offeredProtocols)
+    }
+
+    /// Whether the subprotocol a server chose is one the client offered (RFC 6455 §4.1: a subprotocol that was not
+    /// requested fails the connection).
+    ///
+    /// - Parameters:
+    ///   - answer: The `101` response's `Sec-WebSocket-Protocol` (its values joined with `, ` when repeated), or nil
+    ///     (or empty) when the server chose none, which is always allowed.
+    ///   - offered: The request's `Sec-WebSocket-Protocol` field, a comma-separated list, or nil for none.
+    /// - Returns: nil when the server chose none, or exactly one of the offered names (compared case-sensitively);
+    ///   otherwise the reason in words, naming what was offered and what came back.
+    package static func problem(withSubprotocol answer: String?, offered: String?) -> String? {
+        guard let answer, !trimmed(answer).isEmpty else {
+            return nil
+        }
+        let offeredNames = (offered ?? "").split(separator: ",").map { trimmed($0) }.filter { !$0.isEmpty }
+        let offering =
+            offeredNames.isEmpty
+            ? "the request offered none"
+            : "the request offered \(offeredNames.joined(separator: ", ").debugDescription)"
+        let chosen = trimmed(answer)
+        guard !chosen.contains(",") else {
+            return "the 101 response names more than one subprotocol, \(answer.debugDescription) (\(offering))"
+        }
+        guard offeredNames.contains(chosen) else {
+            return
+                "the 101 response chose the subprotocol \(answer.debugDescription), which was not offered (\(offering))"
         }
         return nil
     }

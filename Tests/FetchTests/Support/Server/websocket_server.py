@@ -20,7 +20,10 @@ Scenarios, chosen by the request path (query parameters after `?`):
   /report?id=           sends, as one text message of JSON, what the connection opened with ?id=<id> recorded:
                         {"report": [code, reason]} for the client's close ([] for an empty one), {"report": null}
                         for none (after waiting up to 5 s for it), and closes.
+  /ping-flood?count=    stops reading, sends <count> pings of 125 bytes (each payload different), then a text
+                        message "done", and keeps reading nothing for 30 s: the client's writes block.
   /count                sends the number of connections open right now (this one excluded) as a text message.
+Any scenario that completes the handshake answers it with a Sec-WebSocket-Protocol field for each ?protocol=.
 Every scenario but /report and /count records the client's close frame under its ?id=.
 """
 
@@ -33,6 +36,7 @@ import ssl
 import struct
 import sys
 import threading
+import time
 from urllib.parse import parse_qs, urlsplit
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -195,9 +199,10 @@ def serve(conn):
     accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
     if path == "/bad-accept":
         accept = base64.b64encode(hashlib.sha1(b"wrong" + GUID).digest())
+    chosen = b"".join(b"Sec-WebSocket-Protocol: %s\r\n" % name.encode() for name in parse_qs(url.query).get("protocol", []))
     conn.sendall(
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        b"Sec-WebSocket-Accept: %s\r\n\r\n" % accept)
+        b"Sec-WebSocket-Accept: %s\r\n%s\r\n" % (accept, chosen))
     if path == "/bad-accept":
         return
     if path == "/echo":
@@ -232,6 +237,11 @@ def serve(conn):
             LOCK.notify_all()
         conn.settimeout(None)
         await_close(conn, None)
+    elif path == "/ping-flood":
+        count = int(query.get("count", "1000"))
+        conn.sendall(b"".join(frame(9, b"%0125d" % index) for index in range(count)))
+        conn.sendall(frame(1, b"done"))
+        time.sleep(30)
     elif path == "/raw":
         conn.sendall(bytes.fromhex(query.get("hex", "")))
         await_close(conn, run_id)

@@ -153,4 +153,37 @@ import Testing
         #expect(reason.contains(problem), "\(reason)")
         #expect(reason.hasPrefix("the 101 response"))
     }
+
+    @Test(
+        arguments: [
+            (nil, nil), (nil, "chat"), ("", "chat"), ("chat", "chat"), ("v2.chat", "chat, v2.chat"),
+            (" chat ", "superchat,chat"),
+        ] as [(String?, String?)])
+    func acceptsNoSubprotocolOrOneThatWasOffered(answer: String?, offered: String?) {
+        let headers = HeaderFields(
+            [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", Self.accept)]
+                + (answer.map { [("Sec-WebSocket-Protocol", $0)] } ?? []))
+        #expect(WebSocketHandshake.problem(withUpgrade: headers, key: Self.key, offeredProtocols: offered) == nil)
+    }
+
+    @Test(
+        arguments: [
+            (["chat"], nil, #"chose the subprotocol "chat", which was not offered (the request offered none)"#),
+            (
+                ["v2"], "chat, v1",
+                #"chose the subprotocol "v2", which was not offered (the request offered "chat, v1")"#
+            ),
+            (["Chat"], "chat", #"chose the subprotocol "Chat", which was not offered"#),
+            (["chat, v1"], "chat, v1", #"names more than one subprotocol, "chat, v1""#),
+            (["chat", "v1"], "chat, v1", #"names more than one subprotocol, "chat, v1""#),
+        ] as [([String], String?, String)])
+    func refusesASubprotocolThatWasNotOfferedNamingBoth(answers: [String], offered: String?, problem: String) throws {
+        let headers = HeaderFields(
+            [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", Self.accept)]
+                + answers.map { ("Sec-WebSocket-Protocol", $0) })
+        let reason = try #require(
+            WebSocketHandshake.problem(withUpgrade: headers, key: Self.key, offeredProtocols: offered))
+        #expect(reason.contains(problem), "\(reason)")
+        #expect(reason.hasPrefix("the 101 response"))
+    }
 }
