@@ -9,7 +9,8 @@
 
     /// Opens a WebSocket over libcurl: connects (TCP and TLS, libcurl's, with `CURLOPT_CONNECT_ONLY`) on a thread of
     /// its own, so that no shared thread waits for a slow server; writes the opening handshake and reads the answer
-    /// there; then hands the connection to ``CurlWebSocketLoop``.
+    /// there; then hands the connection to ``CurlWebSocketLoop``. One opening at a time goes to a host and port
+    /// (``CurlWebSocketOpeningQueue``): the others wait for their turn with no thread and no descriptor.
     ///
     /// `Sendable`: its state is behind `state`'s lock.
     final class CurlWebSocketOpening: Cancellable, Sendable {
@@ -17,8 +18,19 @@
         private struct State {
             var completion: (@Sendable (Result<Response, any Error>) -> Void)?
             var isCancelled = false
-            /// Wakes the opening thread's poll(2) when cancelled; nil once closed (or if it could not be opened).
+            /// Wakes the opening thread's poll(2) when cancelled; nil before the thread starts, once closed, or if
+            /// it could not be opened.
             var wakeup: WakeupPipe?
+        }
+
+        /// What the opening thread needs, fixed when the opening is asked for.
+        private struct Work {
+            let urlRequest: URLRequest
+            let options: CurlTransport.Options
+            let maximumMessageSize: Int
+            let loop: CurlWebSocketLoop
+            /// When the opening times out, counted from when it was asked for (its wait for its turn included).
+            let deadline: ContinuousClock.Instant
         }
 
         /// Why the opening thread stopped early.
@@ -35,12 +47,20 @@
         private let request: any Request
         /// The completion, the cancellation and the wakeup pipe.
         private let state: Locked<State>
+        private let work: Work
+        /// The host and port whose turn the opening takes (``CurlWebSocketOpeningQueue``).
+        private let key: String
+        private let queue: CurlWebSocketOpeningQueue
 
-        private init(request: any Request, completion: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+        private init(
+            request: any Request, work: Work, queue: CurlWebSocketOpeningQueue,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
             self.request = request
-            // Without a pipe (no descriptors left), waits poll in short steps and look at the cancellation.
-            let wakeup = try? WakeupPipe()  // nil: the waits fall back to steps of 100 ms
-            state = Locked(State(completion: completion, wakeup: wakeup))
+            self.work = work
+            self.key = CurlWebSocketOpeningQueue.key(for: work.urlRequest.url)
+            self.queue = queue
+            state = Locked(State(completion: completion))
         }
 
         /// Opens a WebSocket with the handshake `request`, connecting as `options` say.
@@ -75,13 +95,48 @@
                 completion(.failure(Self.transportError(.cannotConnectToHost, "\(error)", request: request)))
                 return CompletedCall()
             }
-            let opening = CurlWebSocketOpening(request: request, completion: completion)
-            let thread = Thread {
-                opening.run(urlRequest, options: options, maximumMessageSize: maximumMessageSize, loop: loop)
+            let milliseconds = CurlTransfer.milliseconds(urlRequest.timeoutInterval)
+            let work = Work(
+                urlRequest: urlRequest, options: options, maximumMessageSize: maximumMessageSize, loop: loop,
+                // 0: no timeout, which libcurl reads as none too.
+                deadline: ContinuousClock.now
+                    + (milliseconds > 0 ? .milliseconds(milliseconds) : .seconds(86_400 * 365)))
+            let queue = CurlWebSocketOpeningQueue.shared
+            let opening = CurlWebSocketOpening(request: request, work: work, queue: queue, completion: completion)
+            if milliseconds > 0 {
+                // An opening still waiting for its turn when its timeout passes ends there.
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+                    if queue.remove(opening, key: opening.key) {
+                        opening.complete(
+                            .failure(FetchError.timedOut(request: request, seconds: urlRequest.timeoutInterval)))
+                    }
+                }
+            }
+            queue.enqueue(opening, key: opening.key)
+            return opening
+        }
+
+        /// Takes the opening's turn: starts its thread, or, when it was cancelled while it waited, hands the turn on.
+        func start() {
+            let wakeup = state.withLock { state -> WakeupPipe?? in
+                guard !state.isCancelled else {
+                    return .none
+                }
+                // Without a pipe (no descriptors left), waits poll in short steps and look at the cancellation.
+                state.wakeup = try? WakeupPipe()  // nil: the waits fall back to steps of 100 ms
+                return .some(state.wakeup)
+            }
+            guard wakeup != nil else {
+                queue.finished(key: key)
+                return
+            }
+            let thread = Thread { [self] in
+                run(
+                    work.urlRequest, options: work.options, maximumMessageSize: work.maximumMessageSize, loop: work.loop
+                )
             }
             thread.name = "Fetch WebSocket handshake"
             thread.start()
-            return opening
         }
 
         /// Ends the opening at once with ``FetchError/cancelled(request:)``; the thread stops at its next step.
@@ -92,6 +147,7 @@
                 state.wakeup?.signal()
                 return state.completion
             }
+            queue.remove(self, key: key)  // false: on its way, or done
             completion?(.failure(FetchError.cancelled(request: request)))
         }
 
@@ -122,18 +178,23 @@
                     state.wakeup?.close()
                     state.wakeup = nil
                 }
+                queue.finished(key: key)
             }
             let timeout = urlRequest.timeoutInterval
-            let milliseconds = CurlTransfer.milliseconds(timeout)
-            // 0: no timeout, which libcurl reads as none too.
-            let deadline =
-                ContinuousClock.now + (milliseconds > 0 ? .milliseconds(milliseconds) : .seconds(86_400 * 365))
+            let deadline = work.deadline
             guard let easy = CurlEasy() else {
                 complete(.failure(Self.transportError(.unknown, "curl_easy_init failed", request: request)))
                 return
             }
             do throws(Stop) {
-                let socket = try connect(easy, urlRequest, options: options, timeout: timeout)
+                // The time left of the timeout, after the opening's wait for its turn.
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard timeout <= 0 || left > .zero else {
+                    throw Stop.timedOut
+                }
+                let connectTimeout =
+                    timeout > 0 ? Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18 : 0
+                let socket = try connect(easy, urlRequest, options: options, timeout: connectTimeout)
                 let key = WebSocketHandshake.makeKey()
                 let head: Data
                 do {
