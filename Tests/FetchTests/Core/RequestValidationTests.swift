@@ -109,6 +109,25 @@ private struct HandMadeRequest: Request {
         #expect(!listener.allText.contains("Injected"))
     }
 
+    /// Foundation on Linux drops a value with CR or LF when it is set (`URLRequest` never holds it, so there is
+    /// nothing to check): the request goes without that field. Wherever `URLRequest` keeps one, the check refuses
+    /// it. Either way nothing is injected.
+    @Test(arguments: SessionFace.allCases)
+    func aHeaderValueWithALineBreakFromARequestsOwnURLRequestInjectsNothing(on face: SessionFace) async throws {
+        let listener = try RecordingListener()
+        defer { listener.stop() }
+        let (session, finish) = try face.makeSession()
+        defer { finish() }
+        let request = HandMadeRequest(
+            url: listener.baseURL.appending(path: "value"), field: (name: "X-Note", value: "1\r\nX-Injected: 1"))
+        do {
+            let _: Response = try await session.perform(request)
+        } catch FetchError.invalidRequest(let reason) {
+            #expect(reason.contains("the value of header X-Note"), "\(reason)")
+        }
+        #expect(!listener.allText.contains("X-Injected"), "\(listener.allText.debugDescription)")
+    }
+
     @Test(arguments: SessionFace.allCases)
     func noWebSocketHandshakeThatWouldInjectAHeaderReachesTheWire(on face: SessionFace) async throws {
         let listener = try RecordingListener()
