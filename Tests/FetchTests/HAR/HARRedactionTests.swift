@@ -185,6 +185,28 @@ import Testing
         #expect(text.utf8.count == body.utf8.count - Self.secret.utf8.count + "REDACTED".utf8.count)
     }
 
+    @Test func aRecordingOfAJSONBodyNestedAHundredThousandLevelsDeepReplays() throws {
+        let directory = try TemporaryDirectory("HARRedactionTests")
+        let fixture = directory.url.appendingPathComponent("deep.har")
+        let depth = 100_000
+        func deep(_ password: String) -> TestRequest {
+            let body =
+                String(repeating: "[", count: depth) + #"{"password":"\#(password)"}"#
+                + String(repeating: "]", count: depth)
+            return TestRequest(
+                "http://h.test/deep", method: .post, headers: ["Content-Type": "application/json"],
+                body: Data(body.utf8))
+        }
+        let recorded = try MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }.with(.record(to: fixture))
+        let live = Captured<Result<Person, any Error>>()
+        recorded.perform(deep(Self.secret), completion: live.capture)
+        #expect(try live.value?.get().name == "Ada")
+        #expect(!String(decoding: try Data(contentsOf: fixture), as: UTF8.self).contains(Self.secret))
+        let replayed = Captured<Result<Person, any Error>>()
+        try MockPerformer(replaying: fixture).perform(deep("another-password"), completion: replayed.capture)
+        #expect(try replayed.value?.get().name == "Ada")
+    }
+
     @Test(arguments: ["password", "token", "pwd", "passwd", "api_key"])
     func formFieldsOfTheseNamesAreRedactedInRequestsAndResponses(name: String) throws {
         let form = "user=ada&\(name)=\(Self.secret)&note=a%20b+c"
