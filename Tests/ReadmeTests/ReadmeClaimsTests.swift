@@ -283,7 +283,7 @@ import Testing
         #expect(
             Set(corpus) == [
                 "PercentEncoding", "HeaderValidation", "MultipartBody", "HTTPDate", "RetryAfter", "CacheControl",
-                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile", "WebSocketFrames",
+                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile", "WebSocketFrames", "HARRedaction",
             ])
         let run = try Self.text("Fuzz/run")
         #expect(run.contains("-artifact_prefix=\"Fuzz/Reproducers/$target/\""))

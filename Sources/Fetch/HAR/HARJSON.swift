@@ -51,7 +51,9 @@ package enum HARJSON {
     /// The byte ranges, in order, of the values of members whose key `redaction` names (a value under such a key is
     /// not searched further); `nil` when `bytes` is not one JSON object or array.
     static func secretValues(_ bytes: [UInt8], _ redaction: Redaction) -> [Range<Int>]? {
-        var index = skippingSpace(bytes, from: 0)
+        // A UTF-8 byte order mark, which JSON parsers skip.
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var index = skippingSpace(bytes, from: start)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") else {
             return nil
         }
