@@ -230,12 +230,6 @@ package enum HARMediaType {
             ].contains(type)
     }
 
-    /// `application/json` and `*/*+json`.
-    static func isJSON(_ contentType: String?) -> Bool {
-        let type = essence(contentType)
-        return type == "application/json" || type.hasSuffix("+json")
-    }
-
     /// `application/x-www-form-urlencoded`.
     package static func isForm(_ contentType: String?) -> Bool {
         essence(contentType) == "application/x-www-form-urlencoded"
