@@ -28,6 +28,7 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "WireNumber", check: WireNumberProperties.check),
         FuzzTarget(name: "DiskResponseFile", check: DiskResponseFileProperties.check),
         FuzzTarget(name: "WebSocketFrames", check: WebSocketFrameProperties.check),
+        FuzzTarget(name: "HARRedaction", check: HARRedactionProperties.check),
     ]
 
     /// The target called `name`, if there is one.

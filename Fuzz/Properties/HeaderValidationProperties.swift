@@ -6,7 +6,9 @@ import Foundation
 #endif
 
 /// Header validation (`HeaderValidation`): no name that is not an RFC 9110 token and no value with CR, LF or NUL
-/// ever passes, every other field does, and a field that passes reaches the `URLRequest` unchanged.
+/// ever passes, every other field does, and a field that passes reaches the `URLRequest` unchanged; the same name
+/// passes as a request method exactly when it is a token, and a `URLRequest` with it as its method is refused unless
+/// it is.
 package enum HeaderValidationProperties {
     /// Checks the properties on a name and a value read from `input`.
     package static func check(_ input: Data) -> String? {
@@ -16,6 +18,9 @@ package enum HeaderValidationProperties {
         let field = "\(name.debugDescription): \(value.debugDescription)"
         let isToken = !name.isEmpty && name.utf8.allSatisfy { isTokenByte($0) }
         let isSafe = !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        if let problem = checkMethod(name, isToken: isToken) {
+            return problem
+        }
         do {
             try HeaderValidation.validate(name: name, value: value, in: "GET http://127.0.0.1/")
         } catch {
@@ -31,6 +36,38 @@ package enum HeaderValidationProperties {
             return "\(field) passes validation, but URLRequest keeps \(stored.map { $0.debugDescription } ?? "nothing")"
         }
         return nil
+    }
+
+    /// `name` as a method: refused (alone and in a `URLRequest`) exactly when it is not a token.
+    private static func checkMethod(_ name: String, isToken: Bool) -> String? {
+        let url = URL(fileURLWithPath: "/")
+        var request = URLRequest(url: url)
+        request.httpMethod = name
+        let sent = request.httpMethod ?? "GET"
+        var refusals = 0
+        do {
+            try HeaderValidation.validate(method: name, url: url)
+        } catch {
+            refusals += 1
+        }
+        do {
+            try HeaderValidation.validate(request, for: PlainRequest(url: url))
+        } catch {
+            refusals += 1
+        }
+        switch (isToken, refusals) {
+        case (true, 0): return nil
+        case (false, 2): return nil
+        case (false, 1) where sent != name:
+            // URLRequest would not keep this method (it sends another): the request is checked as it would go.
+            return nil
+        default:
+            return "the method \(name.debugDescription) (a token: \(isToken)) was refused \(refusals) of 2 times"
+        }
+    }
+
+    private struct PlainRequest: Request {
+        let url: URL
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {

@@ -102,13 +102,13 @@ import Testing
 
     // MARK: - Record and replay
 
-    /// "A secret that no recorded call ever sends and no name reaches (a token read from a nested JSON key) is not
-    /// known as one": naming it does not find it, since names match headers, query parameters, form fields and
-    /// top-level JSON keys.
+    /// "A secret that no recorded call ever sends and no name reaches (a token under a key of no secret's name) is
+    /// not known as one": naming `token` does not find it, since names match headers, query parameters, form and
+    /// multipart fields and JSON keys (at any depth), not values.
     @Test func aTokenOnlyEverReadFromABodyStaysInTheFile() throws {
         let file = FileManager.default.temporaryDirectory.appending(path: "readme-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: file) }  // nil: best-effort clean-up of a temporary file
-        let login = MockPerformer { _ in .json(#"{"session": {"token": "t0k3n-only-in-a-body"}}"#) }
+        let login = MockPerformer { _ in .json(#"{"session": {"value": "t0k3n-only-in-a-body"}}"#) }
         let recorded = try login.with(.record(to: file, redacting: ["token"]))
         let answer = Captured<Result<Data, any Error>>()
         recorded.perform(
@@ -283,7 +283,7 @@ import Testing
         #expect(
             Set(corpus) == [
                 "PercentEncoding", "HeaderValidation", "MultipartBody", "HTTPDate", "RetryAfter", "CacheControl",
-                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile", "WebSocketFrames",
+                "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile", "WebSocketFrames", "HARRedaction",
             ])
         let run = try Self.text("Fuzz/run")
         #expect(run.contains("-artifact_prefix=\"Fuzz/Reproducers/$target/\""))

@@ -242,7 +242,9 @@ package enum ErrorText {
         guard let request else {
             return "The request"
         }
-        return "\(request.method) \(url(request.url))"
+        // A method that could not be sent is quoted, so that a line break in it cannot split the message.
+        let method = request.method.rawValue
+        return "\(HeaderValidation.isToken(method) ? method : method.debugDescription) \(url(request.url))"
     }
 
     /// `url` as an error shows it: with any password it carries as `***`, since error messages end up in logs.

@@ -48,8 +48,10 @@ public protocol Request: Sendable {
     /// body or to set a cache policy.
     ///
     /// - Returns: The request to send.
-    /// - Throws: ``FetchError/invalidRequest(_:)`` when the URL has no scheme or a header name or value cannot be
-    ///   sent (it is empty, or contains a CR, LF or NUL character that would let it inject other headers).
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the URL has no scheme, the method is not an RFC 9110 token
+    ///   (it is empty, or has a space, CR or LF that would change the request line), or a header name or value
+    ///   cannot be sent (it is empty, or contains a CR, LF or NUL character that would let it inject other headers).
+    ///   Whatever this method builds, Fetch checks the method and every header field again before sending.
     func makeURLRequest() throws -> URLRequest
 }
 
@@ -72,13 +74,15 @@ extension Request {
     /// Builds a `URLRequest` from ``url``, ``method``, ``headers``, ``body`` and ``timeout``, after validating them.
     ///
     /// - Returns: The request to send.
-    /// - Throws: ``FetchError/invalidRequest(_:)`` when the URL has no scheme or a header cannot be sent.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when the URL has no scheme, or the method or a header cannot be
+    ///   sent.
     public func makeURLRequest() throws -> URLRequest {
         guard let scheme = url.scheme, !scheme.isEmpty else {
             throw FetchError.invalidRequest(
                 "\(method) \(url.absoluteString): the URL is not absolute (it has no scheme such as https)"
             )
         }
+        try HeaderValidation.validate(method: method.rawValue, url: url)
         var urlRequest = URLRequest(url: url)
         if method != .get {
             // GET is URLRequest's own default; setting it anyway copies the request on Linux (measured: 4,300
@@ -98,7 +102,12 @@ extension Request {
     }
 }
 
-/// Checks header fields before they are sent, so that user input cannot inject headers or split a request.
+/// Checks a request's method and header fields before they are sent, so that user input cannot inject headers or
+/// split a request.
+///
+/// ``validate(_:for:)`` runs on every `URLRequest` just before it is handed to a transport, whatever built it (the
+/// default ``Request/makeURLRequest()``, a request's own, an adapting middleware, a redirect); the other checks run
+/// earlier, where a field is set, so that the message names it there.
 package enum HeaderValidation {
     /// Throws ``FetchError/invalidRequest(_:)`` unless `name` is an RFC 9110 token and `value` has no CR, LF or NUL.
     ///
@@ -109,20 +118,74 @@ package enum HeaderValidation {
     ///   - name: The field name.
     ///   - value: The field value.
     ///   - target: The request, as `GET https://host/path`, for the message.
-    /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request, the field and what is wrong with it.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request, the field and the character that is wrong.
     package static func validate(name: String, value: String, in target: String) throws {
-        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+        if let fault = tokenFault(name) {
             throw FetchError.invalidRequest(
-                "\(target): header name \(quoted(name)) is not a valid HTTP field name"
-                    + " (letters, digits and !#$%&'*+-.^_`|~ only)"
+                "\(target): header name \(quoted(name)) is not a valid HTTP field name: \(fault)")
+        }
+        // Bytes first: this runs for every field of every request.
+        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }),
+            let bad = value.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+        {
+            // The value of a credential stays out of the message, which ends up in logs.
+            let shown = Redaction.default.redactsHeader(name) ? Redaction.placeholder : quoted(value)
+            throw FetchError.invalidRequest(
+                "\(target): the value of header \(name) contains \(quoted(bad)), a line break or NUL that would"
+                    + " inject other headers: \(shown)"
             )
         }
-        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) else {
+    }
+
+    /// Throws ``FetchError/invalidRequest(_:)`` unless `method` is an RFC 9110 token (§9.1): a method with a space
+    /// would change the request target, one with CR or LF would inject header lines or a second request.
+    ///
+    /// - Parameters:
+    ///   - method: The method as it would be sent.
+    ///   - url: The request's URL, for the message.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request, the method and the character that is wrong.
+    package static func validate(method: String, url: URL?) throws {
+        if let fault = tokenFault(method) {
             throw FetchError.invalidRequest(
-                "\(target): the value of header \(name) contains a line break or NUL, which would inject"
-                    + " other headers: \(quoted(value))"
-            )
+                "\(quoted(method)) \(url.map(ErrorText.url) ?? ""): the method is not a valid HTTP method: \(fault)")
         }
+    }
+
+    /// Checks the method and every header field of `urlRequest`, as it is about to be sent for `request`.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: The request about to be handed to a transport.
+    ///   - request: The request it was made for, for the message.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request, the field and the character that is wrong.
+    package static func validate(_ urlRequest: URLRequest, for request: any Request) throws {
+        try validate(method: urlRequest.httpMethod ?? "GET", url: urlRequest.url ?? request.url)
+        guard let fields = urlRequest.allHTTPHeaderFields, !fields.isEmpty else {
+            return
+        }
+        let target = ErrorText.target(request)
+        for (name, value) in fields {
+            try validate(name: name, value: value, in: target)
+        }
+    }
+
+    /// Whether `text` is an RFC 9110 token: one or more of letters, digits and ``!#$%&'*+-.^_`|~``.
+    package static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Why `text` is not an RFC 9110 token (it is empty, or the first character that is not allowed), or `nil` when
+    /// it is one.
+    private static func tokenFault(_ text: String) -> String? {
+        let rule = "(an RFC 9110 token has letters, digits and !#$%&'*+-.^_`|~ only)"
+        guard !text.isEmpty else {
+            return "it is empty \(rule)"
+        }
+        guard !isToken(text),
+            let bad = text.unicodeScalars.first(where: { !$0.isASCII || !isTokenByte(UInt8($0.value)) })
+        else {
+            return nil
+        }
+        return "it contains \(quoted(bad)) \(rule)"
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
@@ -137,5 +200,9 @@ package enum HeaderValidation {
 
     private static func quoted(_ text: String) -> String {
         text.debugDescription
+    }
+
+    private static func quoted(_ scalar: Unicode.Scalar) -> String {
+        String(scalar).debugDescription
     }
 }

@@ -43,17 +43,14 @@ extension HAR.Entry {
         }
         let responseHeaders = Array(response.headers)  // in wire order, repeated fields apart
         let requestType = requestHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
-        let formBody = HARMediaType.isForm(requestType) ? request.httpBody : nil
         let responseType = responseHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
-        // Top-level JSON keys that name a secret, in the request's body and the response's.
-        let requestJSON =
-            HARMediaType.isJSON(requestType) ? request.httpBody.flatMap { HARJSON.redacting($0, redaction) } : nil
-        let responseJSON =
-            HARMediaType.isJSON(responseType) ? response.data.flatMap { HARJSON.redacting($0, redaction) } : nil
+        // The fields of each body that name a secret, by its structure: JSON at any depth, form, multipart.
+        let requestBody = request.httpBody.flatMap { redaction.redacting(body: $0, contentType: requestType) }
+        let responseBody = response.data.flatMap { redaction.redacting(body: $0, contentType: responseType) }
         let scrubber = HARScrubber(
             secrets: redaction.secrets(
-                headers: requestHeaders + responseHeaders, url: url, formBody: formBody,
-                bodyValues: (requestJSON?.secrets ?? []) + (responseJSON?.secrets ?? [])))
+                headers: requestHeaders + responseHeaders, url: url,
+                bodyValues: (requestBody?.secrets ?? []) + (responseBody?.secrets ?? [])))
 
         var sent = HAR.SentRequest(
             method: request.httpMethod ?? "GET",
@@ -64,7 +61,7 @@ extension HAR.Entry {
         )
         if let body = request.httpBody {
             let stored = HARBodyStorage(
-                body: requestJSON?.body ?? Self.redactingForm(body, contentType: requestType, redaction),
+                body: requestBody?.body ?? body,
                 contentType: requestType, multipartLimit: multipartLimit, scrubber: scrubber)
             var postData = HAR.PostData(
                 mimeType: requestType ?? "application/octet-stream", text: stored.text, encoding: stored.encoding)
@@ -78,7 +75,7 @@ extension HAR.Entry {
             sent.bodySize = -1
         }
 
-        let body = responseJSON?.body ?? response.data ?? Data()
+        let body = responseBody?.body ?? response.data ?? Data()
         let stored = HARBodyStorage(body: body, contentType: responseType, multipartLimit: nil, scrubber: scrubber)
         // The size of the body as stored, which is what replay answers with: smaller than received when a secret
         // in it was redacted.
@@ -144,21 +141,6 @@ extension HAR.Entry {
             return location
         }
         return redaction.redacting(target.absoluteURL)
-    }
-
-    /// A form body with the values of redacted fields replaced; any other body as it is.
-    private static func redactingForm(_ body: Data, contentType: String?, _ redaction: Redaction) -> Data {
-        guard HARMediaType.isForm(contentType), !redaction.queryItems.isEmpty else {
-            return body
-        }
-        let fields = HARForm.fields(body)
-        guard fields.contains(where: { redaction.redactsQueryItem($0.name) }) else {
-            return body
-        }
-        let redacted = fields.map { field in
-            (name: field.name, value: redaction.redactsQueryItem(field.name) ? Redaction.placeholder : field.value)
-        }
-        return Data(PercentEncoding.form(redacted).utf8)
     }
 
     /// The entry with every secret `scrubber` knows replaced, in its bodies too (text bodies; sizes follow): for
@@ -246,12 +228,6 @@ package enum HARMediaType {
                 "application/json", "application/xml", "application/javascript", "application/x-ndjson",
                 "application/x-www-form-urlencoded",
             ].contains(type)
-    }
-
-    /// `application/json` and `*/*+json`.
-    static func isJSON(_ contentType: String?) -> Bool {
-        let type = essence(contentType)
-        return type == "application/json" || type.hasSuffix("+json")
     }
 
     /// `application/x-www-form-urlencoded`.

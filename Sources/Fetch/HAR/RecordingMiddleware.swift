@@ -19,8 +19,8 @@ extension Middleware where Self == RecordingMiddleware {
     /// - Parameters:
     ///   - harFile: The archive to record into: appended to when it exists, created otherwise.
     ///   - redaction: The secrets kept out of the file besides those always kept out (see ``Redaction``:
-    ///     credential headers, and headers, query parameters, form fields and JSON keys whose name contains
-    ///     `token`, `secret` or `password`). The default adds none.
+    ///     credential headers, cookies, and headers, query parameters, form and multipart fields and JSON keys at
+    ///     any depth whose name contains `token`, `secret` or `password`). The default adds none.
     ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
     ///     says so. The default is 64 KiB.
     /// - Returns: The middleware.
@@ -49,8 +49,9 @@ public struct RecordingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        HARRecorder(redaction: redaction, multipartLimit: multipartLimit) { entry, request in
-            try writer.append(entry, scrubbing: redaction.secrets(sentBy: request))
+        HARRecorder(redaction: redaction, multipartLimit: multipartLimit) { entry, request, response in
+            try writer.append(
+                entry, scrubbing: redaction.secrets(sentBy: request) + redaction.secrets(answeredBy: response))
         }.record(request, context: context, next: next, completion: completion)
     }
 }
@@ -62,16 +63,16 @@ package struct HARRecorder: Sendable {
     let multipartLimit: Int
     /// Keeps an entry (writes it, adds it to an archive); an error it throws fails the call, so that a fixture
     /// never silently misses an exchange.
-    let keep: @Sendable (HAR.Entry, _ request: any Request) throws -> Void
+    let keep: @Sendable (HAR.Entry, _ request: any Request, _ response: Response) throws -> Void
 
     /// - Parameters:
     ///   - redaction: The secrets kept out of each entry.
     ///   - multipartLimit: How many bytes of a multipart request body an entry stores.
-    ///   - keep: What to do with each entry, given it and the request it records.
+    ///   - keep: What to do with each entry, given it and the request and response it records.
     package init(
         redaction: Redaction,
         multipartLimit: Int,
-        keep: @escaping @Sendable (HAR.Entry, _ request: any Request) throws -> Void
+        keep: @escaping @Sendable (HAR.Entry, _ request: any Request, _ response: Response) throws -> Void
     ) {
         self.redaction = redaction
         self.multipartLimit = multipartLimit
@@ -102,7 +103,7 @@ package struct HARRecorder: Sendable {
                 let entry = try HAR.Entry(
                     request: request, response: response, startedDateTime: started,
                     timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
-                try keep(entry, request)
+                try keep(entry, request, response)
                 completion(result)
             } catch {
                 completion(.failure(error))

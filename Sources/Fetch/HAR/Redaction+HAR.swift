@@ -25,29 +25,63 @@ extension Redaction {
         return components.url?.absoluteString ?? url.absoluteString
     }
 
-    /// The secret values `request` sends, as ``secrets(headers:url:formBody:bodyValues:)`` finds them; none when it
-    /// cannot be built.
+    /// `body` with the values of the fields that name a secret replaced by `REDACTED`, and those values; `nil` when
+    /// it names none. The body keeps its structure: a body that parses as JSON, whatever `contentType` says, at any
+    /// depth (see ``HARJSON``); else a form (`application/x-www-form-urlencoded`), field by field; else a multipart
+    /// body, part by part, by its boundary (see ``HARMultipart``).
+    ///
+    /// - Parameters:
+    ///   - body: A request's or a response's body.
+    ///   - contentType: Its `Content-Type`, if any.
+    /// - Returns: The redacted body and the values it no longer holds.
+    package func redacting(body: Data, contentType: String?) -> (body: Data, secrets: [String])? {
+        if let json = HARJSON.redacting(body, self) {
+            return json
+        }
+        if HARMediaType.isForm(contentType) {
+            return HARForm.redacting(body, self)
+        }
+        if let boundary = HARMediaType.boundary(contentType) {
+            return HARMultipart.redacting(body, boundary: boundary, self)
+        }
+        return nil
+    }
+
+    /// The secret values `request` sends, as ``secrets(headers:url:bodyValues:)`` finds them and with those of its
+    /// body's fields; none when it cannot be built.
     package func secrets(sentBy request: any Request) -> [String] {
         guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) else {
             return []
         }
         let headers = (urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         let type = headers.first { HeaderName.equal($0.name, "Content-Type") }?.value
-        let body = urlRequest.httpBody
-        let json = HARMediaType.isJSON(type) ? body.flatMap { HARJSON.redacting($0, self)?.secrets } : nil
-        return secrets(
-            headers: headers, url: urlRequest.url, formBody: HARMediaType.isForm(type) ? body : nil,
-            bodyValues: json ?? [])
+        let body = urlRequest.httpBody.flatMap { redacting(body: $0, contentType: type)?.secrets }
+        return secrets(headers: headers, url: urlRequest.url, bodyValues: body ?? [])
+    }
+
+    /// The secret values `response` hands out: its cookies, the values of its redacted headers and of its body's
+    /// fields that name a secret. A recording keeps them out of every entry, since a client sends them back without
+    /// the recorder seeing it (a cookie jar adds the `Cookie` header after the middlewares).
+    package func secrets(answeredBy response: Response) -> [String] {
+        let headers = Array(response.headers)
+        let type = headers.first { HeaderName.equal($0.name, "Content-Type") }?.value
+        let body = response.data.flatMap { redacting(body: $0, contentType: type)?.secrets }
+        return secrets(headers: headers, url: nil, bodyValues: body ?? [])
     }
 
     /// The values that must not reach the file, longest first: those of redacted headers (and the credential after
-    /// an authorization scheme), cookies, redacted query parameters and form fields, a URL's password, and
-    /// `bodyValues` (those of redacted JSON keys).
-    package func secrets(
-        headers: [(name: String, value: String)], url: URL?, formBody: Data?, bodyValues: [String] = []
-    ) -> [String] {
+    /// an authorization scheme), every cookie's, redacted query parameters' (of `url` and of a `Location`), a URL's
+    /// password, and `bodyValues` (those of a body's fields that name a secret).
+    package func secrets(headers: [(name: String, value: String)], url: URL?, bodyValues: [String] = []) -> [String] {
         var found = bodyValues
-        for header in headers where redactsHeader(header.name) {
+        var urls = url.map { [$0] } ?? []
+        for header in headers {
+            if HeaderName.equal(header.name, "Location"), let location = URL(string: header.value, relativeTo: url) {
+                urls.append(location.absoluteURL)
+            }
+            guard redactsHeader(header.name) else {
+                continue
+            }
             found.append(header.value)
             if let space = header.value.firstIndex(of: " ") {
                 found.append(String(header.value[header.value.index(after: space)...]))
@@ -56,14 +90,14 @@ extension Redaction {
                 found.append(cookie.value)
             }
         }
-        if let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+        for url in urls {
+            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+                continue
+            }
             found += (components.queryItems ?? []).filter { redactsQueryItem($0.name) }.compactMap(\.value)
             if let password = components.password {
                 found.append(password)
             }
-        }
-        if let formBody {
-            found += HARForm.fields(formBody).filter { redactsQueryItem($0.name) }.map(\.value)
         }
         let searched = Set(found.filter { $0.count >= Self.minimumSearchedLength && $0 != Self.placeholder })
         return searched.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
@@ -189,160 +223,36 @@ package enum HARForm {
         }
     }
 
+    /// `body` with the value of every field that `redaction` names replaced by `REDACTED`, every other byte as it
+    /// was, and those values, decoded; `nil` when no field names a secret.
+    package static func redacting(_ body: Data, _ redaction: Redaction) -> (body: Data, secrets: [String])? {
+        let bytes = [UInt8](body)
+        var result: [UInt8] = []
+        var secrets: [String] = []
+        var redacted = false
+        for (number, pair) in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).enumerated() {
+            if number > 0 {
+                result.append(UInt8(ascii: "&"))
+            }
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")),
+                redaction.redactsQueryItem(decode(String(decoding: pair[..<equals], as: UTF8.self)))
+            else {
+                result += pair
+                continue
+            }
+            redacted = true
+            let value = decode(String(decoding: pair[(equals + 1)...], as: UTF8.self))
+            if value != Redaction.placeholder {
+                secrets.append(value)
+            }
+            result += pair[...equals]
+            result += Array(Redaction.placeholder.utf8)
+        }
+        return redacted ? (Data(result), secrets) : nil
+    }
+
     private static func decode(_ text: String) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
-    }
-}
-
-/// The top-level members of a JSON object body, found without decoding the rest of it, so that a redacted value is
-/// replaced and every other byte of the body stays as it was.
-package enum HARJSON {
-    /// `body` with the value of every top-level key that `redaction` names replaced by `"REDACTED"`, and the secret
-    /// values replaced (a string's text, another value's JSON); `nil` when the body is not a JSON object or names no
-    /// such key.
-    package static func redacting(_ body: Data, _ redaction: Redaction) -> (body: Data, secrets: [String])? {
-        let bytes = [UInt8](body)
-        guard let members = members(bytes) else {
-            return nil
-        }
-        let redacted = members.filter { redaction.redactsQueryItem($0.key) }
-        guard !redacted.isEmpty else {
-            return nil
-        }
-        var result = bytes
-        let placeholder = Array("\"\(Redaction.placeholder)\"".utf8)
-        for member in redacted.reversed() {
-            result.replaceSubrange(member.value, with: placeholder)
-        }
-        let secrets = redacted.map { text(of: bytes[$0.value]) }.filter { $0 != Redaction.placeholder }
-        return (Data(result), secrets)
-    }
-
-    /// Each top-level key, decoded, with the byte range of its value; `nil` when `bytes` is not a JSON object.
-    /// Nesting is skipped with a depth count, not recursion, so no body can exhaust the stack.
-    static func members(_ bytes: [UInt8]) -> [(key: String, value: Range<Int>)]? {
-        var index = skippingSpace(bytes, from: 0)
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
-            return nil
-        }
-        index = skippingSpace(bytes, from: index + 1)
-        var members: [(key: String, value: Range<Int>)] = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            return members
-        }
-        while true {
-            guard let keyEnd = stringEnd(bytes, from: index) else {
-                return nil
-            }
-            let key = text(of: bytes[index..<keyEnd])
-            index = skippingSpace(bytes, from: keyEnd)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                return nil
-            }
-            let valueStart = skippingSpace(bytes, from: index + 1)
-            guard let valueEnd = valueEnd(bytes, from: valueStart) else {
-                return nil
-            }
-            members.append((key, valueStart..<valueEnd))
-            index = skippingSpace(bytes, from: valueEnd)
-            guard index < bytes.count else {
-                return nil
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                return members
-            }
-            guard bytes[index] == UInt8(ascii: ",") else {
-                return nil
-            }
-            index = skippingSpace(bytes, from: index + 1)
-        }
-    }
-
-    /// A string's text, decoded; any other value's JSON as it is.
-    private static func text(of value: ArraySlice<UInt8>) -> String {
-        guard value.first == UInt8(ascii: "\""), value.count >= 2 else {
-            return String(decoding: value, as: UTF8.self)
-        }
-        let inner = value.dropFirst().dropLast()
-        guard inner.contains(UInt8(ascii: "\\")) else {
-            return String(decoding: inner, as: UTF8.self)
-        }
-        do {
-            let decoded = try JSONSerialization.jsonObject(with: Data(value), options: .fragmentsAllowed)
-            return decoded as? String ?? String(decoding: inner, as: UTF8.self)
-        } catch {
-            // An escape JSON does not allow: the text as written is what to look for.
-            return String(decoding: inner, as: UTF8.self)
-        }
-    }
-
-    private static func skippingSpace(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
-            index += 1
-        }
-        return index
-    }
-
-    /// The index after the closing quote of the string that starts at `start`.
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int? {
-        guard start < bytes.count, bytes[start] == UInt8(ascii: "\"") else {
-            return nil
-        }
-        var index = start + 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""): return index + 1
-            default: index += 1
-            }
-        }
-        return nil
-    }
-
-    /// The index after the value that starts at `start`: a string, an object or array (to its matching bracket),
-    /// or a number or literal (to the next delimiter).
-    private static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int? {
-        guard start < bytes.count else {
-            return nil
-        }
-        switch bytes[start] {
-        case UInt8(ascii: "\""):
-            return stringEnd(bytes, from: start)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    guard let end = stringEnd(bytes, from: index) else {
-                        return nil
-                    }
-                    index = end
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 {
-                        return index + 1
-                    }
-                default:
-                    break
-                }
-                index += 1
-            }
-            return nil
-        default:
-            var index = start
-            while index < bytes.count,
-                ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(
-                    bytes[index])
-            {
-                index += 1
-            }
-            return index > start ? index : nil
-        }
     }
 }

@@ -98,8 +98,8 @@ public struct APIRequest: Request {
     ///
     /// - Returns: The request to send.
     /// - Throws: The first error a modifier recorded: ``FetchError/encoding(_:request:)`` for a body that could not be
-    ///   encoded; ``FetchError/invalidRequest(_:)`` when no URL can be made or a header name or value cannot be
-    ///   sent (it contains a CR, LF or NUL, or the name is not a token).
+    ///   encoded; ``FetchError/invalidRequest(_:)`` when no URL can be made, the method is not a token, or a header
+    ///   name or value cannot be sent (it contains a CR, LF or NUL, or the name is not a token).
     public func makeURLRequest() throws -> URLRequest {
         do {
             return try buildURLRequest()
@@ -113,6 +113,7 @@ public struct APIRequest: Request {
             throw problem
         }
         let url = try URLComposition.url(base: baseURL, pathSegments: pathSegments, queryItems: queryItems)
+        try HeaderValidation.validate(method: method.rawValue, url: url)
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method.rawValue
         for field in allFields {

@@ -19,9 +19,10 @@
 /// let redaction: Redaction = ["X-Session", "api_key"]
 /// ```
 ///
-/// In a recording, a redacted value is replaced wherever it is written: in the headers, the cookies, the URL and
-/// its query parameters, the fields of a form body and the keys of a JSON body of the same names, and anywhere else
-/// in the entry its text occurs (a server that echoes the request, a `Location` that carries a token), so the secret
+/// In a recording, a redacted value is replaced wherever it is written: in the headers, the cookies (every cookie's
+/// value is a secret, sent or set), the URL and its query parameters, the fields of a form or multipart body and the
+/// keys at any depth of a body that parses as JSON (whatever its content type says), and anywhere else in the file
+/// its text occurs (a server that echoes the request or a cookie, a `Location` that carries a token), so the secret
 /// never reaches the file. Values shorter than six characters are replaced where they are named, but not searched
 /// for in the rest of the entry, where they would replace innocent text.
 public struct Redaction: Sendable, Equatable {
@@ -50,7 +51,7 @@ public struct Redaction: Sendable, Equatable {
     /// The header fields redacted, matched without regard to case: the defaults, then those added.
     package let headers: [String]
 
-    /// The query parameters (and form fields, and top-level JSON keys) redacted, matched without regard to case:
+    /// The query parameters (and form and multipart fields, and JSON keys) redacted, matched without regard to case:
     /// the defaults, then those added.
     package let queryItems: [String]
 
@@ -77,7 +78,7 @@ public struct Redaction: Sendable, Equatable {
         headers.contains { HeaderName.equal($0, name) } || Self.namesSecret(name)
     }
 
-    /// Whether the value of the query parameter, form field or top-level JSON key `name` is redacted.
+    /// Whether the value of the query parameter, form or multipart field or JSON key `name` is redacted.
     ///
     /// - Parameter name: The parameter's name, decoded, in any case.
     /// - Returns: `true` for the defaults, the names containing one of ``secretNameParts``, and the names added.
@@ -96,7 +97,7 @@ public struct Redaction: Sendable, Equatable {
 
 extension Redaction: ExpressibleByArrayLiteral {
     /// The secrets always redacted and `names`, each as a header field, a query parameter, a form field and a
-    /// top-level JSON key: `["X-API-Key", "api_key"]`.
+    /// JSON key: `["X-API-Key", "api_key"]`.
     ///
     /// - Parameter names: The names to redact besides the defaults, in any case.
     public init(arrayLiteral names: String...) {

@@ -21,8 +21,9 @@ public struct RedirectPolicy: Sendable {
     /// text.
     package var allowsInsecureRedirects: Bool
 
-    /// Header fields removed from a request redirected to another origin, matched case-insensitively. The default is
-    /// `Authorization`, `Proxy-Authorization` and `Cookie`; add your own API-key headers.
+    /// Header fields removed from a request redirected to another origin, matched case-insensitively, besides the
+    /// secrets ``Redaction`` always knows (`X-API-Key`, `Api-Key`, names containing `token` or `secret`, …), which
+    /// are removed too. The default is `Authorization`, `Proxy-Authorization` and `Cookie`; add your own.
     package var sensitiveHeaders: Set<String>
 
     /// Creates a policy.
@@ -35,8 +36,9 @@ public struct RedirectPolicy: Sendable {
     ///     fails with ``FetchError/redirectRefused(from:to:reason:request:)``, so that nothing sent over TLS is
     ///     repeated in clear text.
     ///   - sensitiveHeaders: The header fields removed from a request redirected to another origin, matched
-    ///     case-insensitively. The default is `Authorization`, `Proxy-Authorization` and `Cookie`; add your own
-    ///     API-key headers.
+    ///     case-insensitively. The default is `Authorization`, `Proxy-Authorization` and `Cookie`; add your own. The
+    ///     header fields ``Redaction`` always treats as secrets (`X-API-Key`, `Api-Key`, `X-Session-Id`, and every
+    ///     name containing `token`, `secret`, `password` or `signature`) are removed as well, whatever this says.
     public init(
         maximumRedirects: Int = 10,
         allowsInsecureRedirects: Bool = false,
@@ -98,8 +100,10 @@ public struct RedirectPolicy: Sendable {
         return .follow(next)
     }
 
+    /// Whether `name` stays behind on another origin: one of ``sensitiveHeaders``, or a secret of Fetch's one list,
+    /// ``Redaction/default``.
     private func isSensitive(_ name: String) -> Bool {
-        sensitiveHeaders.contains { HeaderName.equal($0, name) }
+        sensitiveHeaders.contains { HeaderName.equal($0, name) } || Redaction.default.redactsHeader(name)
     }
 }
 

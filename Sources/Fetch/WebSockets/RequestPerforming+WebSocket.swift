@@ -82,6 +82,7 @@ extension Pipeline {
     /// `request` with the header fields of an opening handshake (RFC 6455 §4.1), as the middlewares see it.
     private static func handshake(for request: any Request) throws -> any Request {
         var urlRequest = try request.makeURLRequest()
+        try HeaderValidation.validate(urlRequest, for: request)  // so that no message below quotes a line break
         let method = urlRequest.httpMethod ?? "GET"
         guard method == "GET" else {
             throw FetchError.invalidRequest(

@@ -91,6 +91,47 @@ import Testing
         #expect(try HAR(contentsOf: file).log.entries.count == 2)
     }
 
+    /// Through a real server that echoes what it received: a cookie it set (which a `URLSession` jar sends back
+    /// unseen by the recorder), a cookie the request set, a nested JSON password and a token in an array.
+    @Test(arguments: SessionTransport.allCases)
+    func secretsAServerEchoesNeverReachTheFile(on transport: SessionTransport) async throws {
+        let file = temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let id = UUID().uuidString.prefix(8)
+        let setCookie = "set-cookie-\(id)"
+        let sentCookie = "sent-cookie-\(id)"
+        let password = "nested-password-\(id)"
+        let token = "array-token-\(id)"
+        let recorded = try makeSession(transport).with(.record(to: file))
+        var components = try #require(
+            URLComponents(url: server.url("/cacheable/har-cookie-\(id)"), resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "cookie", value: "sid=\(setCookie); Path=/")]
+        let _: Response = try await recorded.perform(TestRequest(try #require(components.url)))
+        let login = TestRequest(
+            server.url("/echo/login"), method: .post,
+            headers: ["Content-Type": "application/json", "Cookie": "session=\(sentCookie)"],
+            body: Data(#"{"user": {"name": "ada", "password": "\#(password)"}, "list": [{"token": "\#(token)"}]}"#.utf8)
+        )
+        let echo: Echo = try await recorded.perform(login)
+        #expect(echo.body.contains(password), "the server echoes the password")
+        // The request's own cookie, or (over URLSession, until the jar stops overriding it) the one the server set.
+        #expect(echo.headers["cookie"] != nil, "the server echoes a cookie")
+        let after: Echo = try await recorded.perform(TestRequest(server.url("/echo/after")))
+
+        let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        for secret in [setCookie, sentCookie, password, token] {
+            #expect(!text.contains(secret), "\(secret) is in the file")
+        }
+        #expect(text.contains("REDACTED"))
+        if after.headers["cookie"]?.contains(setCookie) == true {
+            // The jar sent it back: the echo was recorded, scrubbed.
+            #expect(text.contains("/echo/after"))
+        }
+        #expect(try HAR(contentsOf: file).log.entries.count == 3)
+        let verdict = try HARValidator.check(file)
+        #expect(verdict.isValid, "\(verdict.output)")
+    }
+
     @Test func aFileThatIsNotHARIsRefusedUpFront() throws {
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(at: file) }

@@ -45,14 +45,12 @@ public struct AdaptedRequest: Request {
     /// The body limit of the original request, so that `nil` still means the session's own.
     public var maximumResponseSize: Int? { original.maximumResponseSize }
 
-    /// The adapted `URLRequest`, after checking its header fields as any request's are checked.
+    /// The adapted `URLRequest`, after checking its method and header fields as any request's are checked.
     ///
     /// - Returns: The adapted `URLRequest`.
-    /// - Throws: ``FetchError/invalidRequest(_:)`` when an adapter set a header that cannot be sent.
+    /// - Throws: ``FetchError/invalidRequest(_:)`` when an adapter set a method or header that cannot be sent.
     public func makeURLRequest() throws -> URLRequest {
-        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
-            try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
-        }
+        try HeaderValidation.validate(urlRequest, for: self)
         return urlRequest
     }
 }

@@ -9,6 +9,10 @@ import Foundation
 package enum Exchange {
     /// Builds the `URLRequest` to send, applying `defaultTimeout` when the request sets no ``Request/timeout``.
     ///
+    /// Every transport of Fetch, and every double, takes its `URLRequest` from here, so this is where the method and
+    /// every header field are checked, whatever built them (``HeaderValidation/validate(_:for:)``): nothing that
+    /// would split the request or inject a header reaches the wire.
+    ///
     /// Errors thrown by ``Request/makeURLRequest()`` arrive as ``FetchError``s: an `EncodingError` becomes
     /// ``FetchError/encoding(_:request:)``; a ``FetchError`` or an error of the app's own passes through unchanged.
     package static func makeURLRequest(
@@ -17,6 +21,7 @@ package enum Exchange {
     ) -> Result<URLRequest, any Error> {
         do {
             var urlRequest = try request.makeURLRequest()
+            try HeaderValidation.validate(urlRequest, for: request)
             if request.timeout == nil, let defaultTimeout, urlRequest.timeoutInterval != defaultTimeout {
                 urlRequest.timeoutInterval = defaultTimeout
             }

@@ -5,9 +5,10 @@ Usage: validate_har.py FILE. Prints one line per problem, each naming its JSON p
 otherwise prints "valid HAR 1.2: <n> entries" and exits 0. Standard library only.
 
 It also checks what Fetch promises of its recordings: the secrets redacted by default are written as REDACTED. Those
-are the values of the headers Authorization, Proxy-Authorization, Cookie, Set-Cookie and X-API-Key and of any
-header whose name contains token, secret or password (in any case); of query parameters, form fields and top-level
-keys of JSON bodies with those names; and of every cookie.
+are the values of the headers Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-API-Key, Api-Key and
+X-Session-Id and of any header whose name contains token, secret, password, passwd, apikey, api-key, api_key or
+signature (in any case); of query parameters and keys of JSON bodies at any depth (whatever their mimeType says,
+if the text parses as JSON) with those names or pwd, key, code, sig, session_id, sessionid; and of every cookie.
 
 The specification: http://www.softwareishard.com/blog/har-12-spec/ (also w3c.github.io/web-performance/specs/HAR).
 """
@@ -20,13 +21,18 @@ import sys
 from datetime import datetime
 from urllib.parse import urlsplit
 
-SECRET_NAMES = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
-SECRET_PARTS = ("token", "secret", "password")
+# Fetch's one list (Sources/Fetch/Requests/Redaction.swift), kept here independently of it.
+SECRET_NAMES = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-session-id"}
+SECRET_PARAMETERS = {"pwd", "key", "code", "sig", "session_id", "sessionid"}
+SECRET_PARTS = ("token", "secret", "password", "passwd", "apikey", "api-key", "api_key", "signature")
 PLACEHOLDER = "REDACTED"
 
 
-def names_secret(name):
+def names_secret(name, parameter=False):
+    """Whether `name` is a secret's: as a header field, or as a query parameter or JSON key (`parameter`)."""
     lowered = name.lower()
+    if parameter and lowered in SECRET_PARAMETERS:
+        return True
     return lowered in SECRET_NAMES or any(part in lowered for part in SECRET_PARTS)
 
 
@@ -74,7 +80,7 @@ class Checker:
         except ValueError as error:
             self.fail(f"{path}.{key}", f"{text!r} is not a real date and time: {error}")
 
-    def pairs(self, obj, key, path, cookie=False):
+    def pairs(self, obj, key, path, cookie=False, parameter=False):
         items = self.field(obj, key, path, "array")
         for index, item in enumerate(items or []):
             where = f"{path}.{key}[{index}]"
@@ -86,7 +92,7 @@ class Checker:
             if isinstance(name, str) and isinstance(value, str) and value != PLACEHOLDER:
                 if cookie:
                     self.fail(f"{where}.value", f"the cookie {name!r} is not {PLACEHOLDER}")
-                elif names_secret(name):
+                elif names_secret(name, parameter):
                     self.fail(f"{where}.value", f"{name!r} names a secret, and its value is not {PLACEHOLDER}")
             if cookie:
                 for optional in ("path", "domain", "expires"):
@@ -104,7 +110,7 @@ class Checker:
         self.field(request, "httpVersion", path, "string")
         self.pairs(request, "cookies", path, cookie=True)
         self.pairs(request, "headers", path)
-        self.pairs(request, "queryString", path)
+        self.pairs(request, "queryString", path, parameter=True)
         post = self.field(request, "postData", path, "object", required=False)
         if post is not None:
             where = f"{path}.postData"
@@ -151,20 +157,25 @@ class Checker:
         self.field(response, "bodySize", path, "integer")
 
     def json_secrets(self, mime, text, encoding, where):
-        """A JSON object body whose top-level key names a secret holds REDACTED there."""
-        if not isinstance(mime, str) or not isinstance(text, str) or encoding is not None:
-            return
-        essence = mime.split(";", 1)[0].strip().lower()
-        if essence != "application/json" and not essence.endswith("+json"):
+        """A body that parses as JSON, whatever its mimeType, holds REDACTED under every key that names a secret, at
+        any depth (walked without recursion)."""
+        if not isinstance(text, str) or encoding is not None:
             return
         try:
             body = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
-        if isinstance(body, dict):
-            for key, value in body.items():
-                if names_secret(key) and value != PLACEHOLDER:
-                    self.fail(where, f"the JSON key {key!r} names a secret, and its value is not {PLACEHOLDER}")
+        pending = [body]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, dict):
+                for key, member in value.items():
+                    if names_secret(key, parameter=True) and member != PLACEHOLDER:
+                        self.fail(where, f"the JSON key {key!r} names a secret, and its value is not {PLACEHOLDER}")
+                    else:
+                        pending.append(member)
+            elif isinstance(value, list):
+                pending.extend(value)
 
     def timings(self, timings, path):
         total = 0

@@ -47,9 +47,14 @@
             for (url, keeps) in [(sameOrigin, true), (otherOrigin, false)] {
                 var request = URLRequest(url: url)
                 request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+                // Not in the policy's sensitiveHeaders, but in Redaction's list of secrets.
+                request.setValue("k3y-k3y", forHTTPHeaderField: "X-API-Key")
+                request.setValue("s3ss10n", forHTTPHeaderField: "X-Session-Id")
                 let (_, data) = try await send(request).get()
                 let echo = try JSONDecoder().decode(Echo.self, from: data)
                 #expect(echo.headers["authorization"] == (keeps ? "Bearer secret" : nil), "\(url)")
+                #expect(echo.headers["x-api-key"] == (keeps ? "k3y-k3y" : nil), "\(url)")
+                #expect(echo.headers["x-session-id"] == (keeps ? "s3ss10n" : nil), "\(url)")
             }
         }
 
