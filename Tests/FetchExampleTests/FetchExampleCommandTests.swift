@@ -147,7 +147,7 @@ import Testing
         let output = Captured<String>()
         let status = await FetchExampleCommand.run(
             arguments: ["--max-po-expense", "100"], output: output.capture, errors: output.capture)
-        #expect(status == 0)
+        #expect(status == 0, "the flow's output:\n\(output.values.joined(separator: "\n"))")
         #expect(output.values.contains("  ✓ place an order of 2 × Laptop stand (99.80): accepted as PO-1003"))
     }
 

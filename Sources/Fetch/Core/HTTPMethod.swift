@@ -12,8 +12,9 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
 
     /// Creates a method from its name, sent exactly as given (method names are case-sensitive in HTTP).
     ///
-    /// A name must be an RFC 9110 token (letters, digits and ``!#$%&'*+-.^_`|~``): a request with any other method
-    /// (empty, or with a space, CR or LF) fails with ``FetchError/invalidRequest(_:)`` before anything is sent.
+    /// A name must be an RFC 9110 token (letters, digits, a grave accent and `!#$%&'*+-.^_|~`): a request with any
+    /// other method (empty, or with a space, CR or LF) fails with ``FetchError/invalidRequest(_:)`` before anything
+    /// is sent.
     ///
     /// - Parameter rawValue: The method's name, for example `"PROPFIND"`.
     public init(rawValue: String) {
