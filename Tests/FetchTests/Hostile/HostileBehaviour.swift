@@ -111,7 +111,12 @@ struct HostileBehaviour: Sendable, CustomTestStringConvertible {
                 + "_NativeProtocol.transferCompleted (fixed for Swift 6.4)"),
         HostileBehaviour("version-unknown", .eitherOutcome),
         // Header lines and heads.
-        HostileBehaviour("header-no-colon", .eitherOutcome),
+        // corelibs reads the head itself, and a line with no colon leaves it without a response: the same trap, at
+        // times (CI saw it once on the configuration face; the curl face and most runs pass).
+        HostileBehaviour(
+            "header-no-colon", .get, .eitherOutcome,
+            urlSessionDefect: "swift-corelibs-foundation #5285: a head corelibs cannot read traps in "
+                + "_NativeProtocol.transferCompleted (\"Transfer completed, but there's no response\")"),
         HostileBehaviour("header-nul", .eitherOutcome),
         HostileBehaviour("header-non-utf8", .eitherOutcome),
         HostileBehaviour("header-10mb", .failure),

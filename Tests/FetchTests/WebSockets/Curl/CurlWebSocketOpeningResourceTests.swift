@@ -43,7 +43,9 @@
             #expect(
                 pending.descriptors - before.descriptors <= 12,
                 "\(Self.openings) pending openings took \(pending.descriptors - before.descriptors) descriptors")
-            #expect(try await Self.openConnections(on: server, transport: transport) == 1)
+            // One silent connection, and perhaps the warm-up's, which the server may not have seen close yet.
+            let held = try await Self.openConnections(on: server, transport: transport)
+            #expect(held <= 2, "the server holds \(held) connections of \(Self.openings) openings")
 
             for handle in handles {
                 handle.cancel()
