@@ -116,8 +116,15 @@ package enum HARJSON {
                 }
                 let close = innermost == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    expecting = innermost == UInt8(ascii: "{") ? .key : .value
+                    index = skippingSpace(bytes, from: index + 1)
+                    if index < bytes.count, bytes[index] == close {
+                        // A trailing comma, which lenient parsers (Foundation's among them) accept: a body they
+                        // read as JSON is redacted as JSON.
+                        open.removeLast()
+                        index += 1
+                    } else {
+                        expecting = innermost == UInt8(ascii: "{") ? .key : .value
+                    }
                 } else if bytes[index] == close {
                     open.removeLast()
                     index += 1

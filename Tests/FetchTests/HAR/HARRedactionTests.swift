@@ -55,6 +55,14 @@ import Testing
         #expect(try !fileText(entry).contains(Self.secret))
     }
 
+    @Test func aSecretKeyWrittenWithEscapesInJSONWithATrailingCommaIsRedacted() throws {
+        // Foundation's parser reads a trailing comma as JSON, so the walk must too (the fuzzer's find).
+        let body = Data(#"{"pass\u0077ord": "hunter2!", "list": [1, 2,],}"#.utf8)
+        let redacted = try #require(HARJSON.redacting(body, .default))
+        #expect(String(decoding: redacted.body, as: UTF8.self) == #"{"pass\u0077ord": "REDACTED", "list": [1, 2,],}"#)
+        #expect(redacted.secrets == ["hunter2!"])
+    }
+
     @Test func responseHeadersNamingASecretAreRedactedToo() throws {
         let entry = try entry("http://h.test/login", responseHeaders: ["X-Refresh-Token": Self.secret])
         #expect(entry.response.headers == [HAR.Field(name: "X-Refresh-Token", value: "REDACTED")])
