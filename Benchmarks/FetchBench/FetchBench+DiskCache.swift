@@ -38,7 +38,7 @@ extension FetchBench {
         let sent = Locked(0)
         let counted = session.with(
             .observe { event in
-                if case .started = event {
+                if event.name == .started {
                     sent.withLock { $0 += 1 }
                 }
             })

@@ -134,7 +134,7 @@ struct FetchExampleCommand {
     private static func debugLog(to errors: @escaping @Sendable (String) -> Void) -> @Sendable (FetchEvent) -> Void {
         { event in
             // The line of its outcome says that it started.
-            if case .started = event {
+            if event.name == .started {
                 return
             }
             errors(event.description)

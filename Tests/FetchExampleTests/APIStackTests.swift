@@ -90,7 +90,7 @@ import Testing
         let employees = Captured<Result<[Employee], any Error>>()
         api.employees(completion: employees.capture)
         let error = try #require(employees.value?.failure as? FetchError)
-        guard case .credentialRefreshFailed(let refusal, let response) = error else {
+        guard case .credentialRefreshFailed(let refusal, let response) = error.fetchKind else {
             Issue.record("expected credentialRefreshFailed, got \(error)")
             return
         }
@@ -137,7 +137,7 @@ import Testing
     @Test func theObserverSeesEachExchangeOfANewLogin() {
         let events = Captured<String>()
         let api = Fixtures.api(Self.server(accepting: "t2")) { event in
-            if case .started = event {
+            if event.name == .started {
                 return
             }
             events.capture(

@@ -235,11 +235,11 @@ struct CSVTable: Parsable {
     let missing = MockPerformer { _ in MockResponse(status: 404, headers: [:], data: Data("no".utf8)) }
     let unacceptable = Captured<Result<CSVTable, any Error>>()
     missing.perform(request, errorParser: MaintenanceParser(), completion: unacceptable.capture)
-    guard case .failure(FetchError.unacceptableStatus(let response))? = unacceptable.value else {
+    guard case .failure(let error as FetchError)? = unacceptable.value, error.code == .unacceptableStatus else {
         Issue.record("expected unacceptableStatus, got \(String(describing: unacceptable.value))")
         return
     }
-    #expect(response.status == 404)
+    #expect(error.response?.status == 404)
 
     let table = MockPerformer { _ in MockResponse(status: 200, headers: [:], data: Data("a,b\nc,d".utf8)) }
     let rows = Captured<Result<CSVTable, any Error>>()

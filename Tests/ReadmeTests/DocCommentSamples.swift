@@ -786,3 +786,48 @@ enum MockStreamSample {
         // DOC-END
     }
 }
+
+enum FetchErrorSample {
+    typealias User = DocFixtures.User
+    typealias GetUser = DocFixtures.GetUser
+
+    static func retryLater() {}
+    static func show(_ status: Int?) {}
+
+    static func sample(session: Session) async throws {
+        // DOC-BEGIN
+        do {
+            let user: User = try await session.perform(GetUser(id: 7))
+            print(user.name)
+        } catch let error as FetchError where error.code == .timedOut {
+            retryLater()
+        } catch let error as FetchError where error.code == .unacceptableStatus {
+            show(error.response?.status)
+        }
+        // DOC-END
+    }
+}
+
+enum FetchEventSample {
+    struct Metrics: Sendable {
+        func record(_ duration: TimeInterval, status: Int?) {}
+    }
+
+    static func sample(session: Session, metrics: Metrics) -> Pipeline {
+        // DOC-BEGIN
+        let api = session.with(
+            .observe { event in
+                if event.name == .finished, let duration = event.duration {
+                    metrics.record(duration, status: event.status)
+                }
+            })
+        // DOC-END
+        return api
+    }
+
+    static func reporting(context: CallContext, request: any Request) {
+        // DOC-BEGIN
+        context.report(FetchEvent(FetchEvent.Name("myapp.signed"), request: request, reason: "key 7"))
+        // DOC-END
+    }
+}

@@ -208,7 +208,7 @@ import Testing
 
     @Test func theLogLinesInTheSamplesCommentsAreWhatFetchPrints() throws {
         let user = APIRequest(try #require(URL(string: "https://api.example.com/users/1")))
-        let finished = FetchEvent.finished(user, status: 200, bytes: 312, duration: .microseconds(4100))
+        let finished = FetchEvent.finished(user, status: 200, bytes: 312, duration: 0.0041)
         #expect(finished.description == "GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms")
         #expect(
             TransferProgress(completedBytes: 1_048_576, expectedBytes: 209_715_200).description

@@ -72,8 +72,8 @@ func webSocketEndingSample(socket: WebSocket) async throws {
             print(message)
         }
         print("closed by the server: \(socket.closeCode ?? 1005) \(socket.closeReason ?? "")")
-    } catch FetchError.webSocketClosed(let code, let reason, _) {
-        print("ended with \(code): \(reason)")
+    } catch let error as FetchError where error.code == .webSocketClosed {
+        print("ended abnormally: \(error)")  // the code, who closed, and why
     }
     socket.close(code: 1000, reason: "bye")  // after the end, does nothing
     // DOC-END

@@ -228,19 +228,22 @@ public struct CachingMiddleware: Middleware {
     /// What kind of failure `error` is, or `nil` for one that stale responses must not hide (a cancellation, an
     /// invalid request).
     private static func failureKind(_ error: any Error) -> FailureKind? {
-        switch error {
-        case FetchError.transport(let urlError, _):
+        switch error.fetchKind {
+        case .transport(let urlError, _):
             return urlError.code == .cancelled ? nil : .network
-        case FetchError.timedOut:
+        case .timedOut:
             return .network
-        case FetchError.unacceptableStatus(let response):
+        case .unacceptableStatus(let response):
             return isServerError(response.status) ? .server : nil
-        case FetchError.attemptsExhausted(_, let lastError, _):
+        case .attemptsExhausted(_, let lastError, _):
             return failureKind(lastError)
-        case let urlError as URLError:
-            return urlError.code == .cancelled ? nil : .network
-        default:
+        case .some:
             return nil
+        case nil:
+            guard let urlError = error as? URLError else {
+                return nil
+            }
+            return urlError.code == .cancelled ? nil : .network
         }
     }
 }

@@ -7,90 +7,214 @@ import Foundation
 /// The failures of Fetch itself, from building a request to decoding its response.
 ///
 /// Errors that an ``ErrorParsing`` object reads from an error body are delivered as they are, not wrapped in
-/// `FetchError`. Every case describes itself in one line a person can act on, naming the request: the cases that
-/// take a `request` are given the caller's request by the pipeline when whoever made the error could not know it.
+/// `FetchError`. Every error describes itself in one line a person can act on, naming the request: the pipeline
+/// gives each error the caller's request when whoever made it could not know it.
 ///
 /// ```text
 /// GET http://127.0.0.1:8080/users/7 → 404 Not Found: {"error":true,"reason":"no such user"}
 /// ```
-public enum FetchError: Error, Sendable {
-    /// The request could not be built, for example because its URL is not absolute or a header value contains a
-    /// line break. The string says which request and why.
-    case invalidRequest(String)
+///
+/// `FetchError` is a struct, not an enum, so that a later release can add a ``Code`` without breaking a `switch`
+/// in an app. Test the code, and read what the error carries through its properties:
+///
+/// ```swift
+/// do {
+///     let user: User = try await session.perform(GetUser(id: 7))
+///     print(user.name)
+/// } catch let error as FetchError where error.code == .timedOut {
+///     retryLater()
+/// } catch let error as FetchError where error.code == .unacceptableStatus {
+///     show(error.response?.status)
+/// }
+/// ```
+///
+/// Make one (in a test double, or a middleware of your own) with the static function of its code:
+/// `FetchError.timedOut(request: request)`.
+public struct FetchError: Error, Sendable {
+    /// What failed, with all it carries: the one place a case lives. Public readers derive from it.
+    package let kind: Kind
 
-    /// The request's body could not be encoded. The associated value is the encoder's error.
-    case encoding(any Error, request: (any Request)? = nil)
+    package init(_ kind: Kind) {
+        self.kind = kind
+    }
 
-    /// The request did not get a response because of a network-level failure: the host could not be found, the
-    /// connection was refused or lost, TLS failed, and so on.
-    case transport(URLError, request: (any Request)? = nil)
+    /// The kinds of failure and what each carries.
+    package enum Kind: Sendable {
+        /// The request could not be built, for example because its URL is not absolute or a header value contains a
+        /// line break. The string says which request and why.
+        case invalidRequest(String)
 
-    /// The server did not answer within the request's timeout (`seconds`, when known), or a retry policy's deadline
-    /// passed.
-    case timedOut(request: (any Request)? = nil, seconds: TimeInterval? = nil)
+        /// The request's body could not be encoded. The associated value is the encoder's error.
+        case encoding(any Error, request: (any Request)? = nil)
 
-    /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
-    /// the cancellation of the Swift `Task` that awaited it.
-    case cancelled(request: (any Request)? = nil)
+        /// The request did not get a response because of a network-level failure: the host could not be found, the
+        /// connection was refused or lost, TLS failed, and so on.
+        case transport(URLError, request: (any Request)? = nil)
 
-    /// The answer was not an HTTP response (for example, the URL's scheme was `file`).
-    case notHTTPResponse(request: (any Request)? = nil)
+        /// The server did not answer within the request's timeout (`seconds`, when known), or a retry policy's deadline
+        /// passed.
+        case timedOut(request: (any Request)? = nil, seconds: TimeInterval? = nil)
 
-    /// The server answered with a status outside 2xx, and no ``ErrorParsing`` object turned the body into an error.
-    case unacceptableStatus(Response)
+        /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
+        /// the cancellation of the Swift `Task` that awaited it.
+        case cancelled(request: (any Request)? = nil)
 
-    /// The server answered with success, but the body could not be decoded into the expected type.
-    case decoding(DecodingError, Response)
+        /// The answer was not an HTTP response (for example, the URL's scheme was `file`).
+        case notHTTPResponse(request: (any Request)? = nil)
 
-    /// A redirect was not followed because the session's ``RedirectPolicy`` forbids it: it would downgrade `https`
-    /// to `http`, or it went past the redirect limit.
-    case redirectRefused(from: URL, to: URL, reason: String, request: (any Request)? = nil)
+        /// The server answered with a status outside 2xx, and no ``ErrorParsing`` object turned the body into an error.
+        case unacceptableStatus(Response)
 
-    /// A request that was retried failed on its last attempt; `lastError` is that attempt's error: a ``FetchError``,
-    /// or the error parser's error for the last response.
-    case attemptsExhausted(attempts: Int, lastError: any Error, request: (any Request)? = nil)
+        /// The server answered with success, but the body could not be decoded into the expected type.
+        case decoding(DecodingError, Response)
 
-    /// The credentials were rejected, and getting new ones failed with the associated error. The response is the
-    /// rejection that asked for the refresh.
-    case credentialRefreshFailed(any Error, Response)
+        /// A redirect was not followed because the session's ``RedirectPolicy`` forbids it: it would downgrade `https`
+        /// to `http`, or it went past the redirect limit.
+        case redirectRefused(from: URL, to: URL, reason: String, request: (any Request)? = nil)
 
-    /// A downloaded file failed its check and was not moved into place: its length differs from the total the
-    /// server announced, or its SHA-256 from the expected one. The string says which.
-    case integrityCheckFailed(url: URL, reason: String, request: (any Request)? = nil)
+        /// A request that was retried failed on its last attempt; `lastError` is that attempt's error: a ``FetchError``,
+        /// or the error parser's error for the last response.
+        case attemptsExhausted(attempts: Int, lastError: any Error, request: (any Request)? = nil)
 
-    /// A streamed response that should be a Server-Sent Events stream is not: its `Content-Type` is not
-    /// `text/event-stream`. The response's body is not read.
-    case notEventStream(Response)
+        /// The credentials were rejected, and getting new ones failed with the associated error. The response is the
+        /// rejection that asked for the refresh.
+        case credentialRefreshFailed(any Error, Response)
 
-    /// The data of a Server-Sent Event could not be decoded into the expected type.
-    case eventDecoding(DecodingError, ServerSentEvent)
+        /// A downloaded file failed its check and was not moved into place: its length differs from the total the
+        /// server announced, or its SHA-256 from the expected one. The string says which.
+        case integrityCheckFailed(url: URL, reason: String, request: (any Request)? = nil)
 
-    /// The response body grew past `limit` bytes (the request's ``Request/maximumResponseSize`` or the session's);
-    /// Fetch stopped reading there and kept none of it.
-    case responseTooLarge(limit: Int, request: (any Request)? = nil)
+        /// A streamed response that should be a Server-Sent Events stream is not: its `Content-Type` is not
+        /// `text/event-stream`. The response's body is not read.
+        case notEventStream(Response)
 
-    /// A line of a streamed body (``ResponseStream/lines``, JSON Lines, a Server-Sent Events field), or the data of
-    /// one Server-Sent Event, grew past `limit` bytes (1 MiB) before it ended; Fetch
-    /// stopped reading the stream there.
-    case lineTooLong(limit: Int, request: (any Request)? = nil)
+        /// The data of a Server-Sent Event could not be decoded into the expected type.
+        case eventDecoding(DecodingError, ServerSentEvent)
 
-    /// A server answered a WebSocket's opening handshake with `101 Switching Protocols` but broke RFC 6455 there:
-    /// its `Sec-WebSocket-Accept` is missing or wrong, or it did not agree to `Upgrade: websocket`. The string says
-    /// what came back; the response is the server's head.
-    case webSocketHandshakeFailed(reason: String, Response)
+        /// The response body grew past `limit` bytes (the request's ``Request/maximumResponseSize`` or the session's);
+        /// Fetch stopped reading there and kept none of it.
+        case responseTooLarge(limit: Int, request: (any Request)? = nil)
 
-    /// A WebSocket connection ended abnormally: the server closed it with a code other than 1000 (normal) or 1001
-    /// (going away); Fetch closed it because the server broke RFC 6455 (1002), sent text that is not UTF-8 (1007) or
-    /// a message over the maximum size (1009); or it ended without a close frame (1006). `reason` says which, with
-    /// what the server sent.
-    case webSocketClosed(code: Int, reason: String, request: (any Request)? = nil)
+        /// A line of a streamed body (``ResponseStream/lines``, JSON Lines, a Server-Sent Events field), or the data of
+        /// one Server-Sent Event, grew past `limit` bytes (1 MiB) before it ended; Fetch
+        /// stopped reading the stream there.
+        case lineTooLong(limit: Int, request: (any Request)? = nil)
 
-    /// A WebSocket message could not be decoded into the expected type: the decoder's error and the message.
-    case messageDecoding(DecodingError, WebSocketMessage)
+        /// A server answered a WebSocket's opening handshake with `101 Switching Protocols` but broke RFC 6455 there:
+        /// its `Sec-WebSocket-Accept` is missing or wrong, or it did not agree to `Upgrade: websocket`. The string says
+        /// what came back; the response is the server's head.
+        case webSocketHandshakeFailed(reason: String, Response)
+
+        /// A WebSocket connection ended abnormally: the server closed it with a code other than 1000 (normal) or 1001
+        /// (going away); Fetch closed it because the server broke RFC 6455 (1002), sent text that is not UTF-8 (1007) or
+        /// a message over the maximum size (1009); or it ended without a close frame (1006). `reason` says which, with
+        /// what the server sent.
+        case webSocketClosed(code: Int, reason: String, request: (any Request)? = nil)
+
+        /// A WebSocket message could not be decoded into the expected type: the decoder's error and the message.
+        case messageDecoding(DecodingError, WebSocketMessage)
+    }
+}
+
+// MARK: - Code
+
+extension FetchError {
+    /// What kind of failure an error is: compare it with `==`, or `switch` over it with a `default`, since a later
+    /// release may add codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as its static member spells it.
+        public let description: String
+
+        private init(_ name: String) {
+            description = name
+        }
+
+        /// The request could not be built, or Fetch refused it before sending: see ``invalidRequest(_:)``.
+        public static let invalidRequest = Code("invalidRequest")
+        /// The request's body could not be encoded: see ``encoding(_:request:)``.
+        public static let encoding = Code("encoding")
+        /// A network-level failure: see ``transport(_:request:)``.
+        public static let transport = Code("transport")
+        /// No answer in time: see ``timedOut(request:seconds:)``.
+        public static let timedOut = Code("timedOut")
+        /// The call was cancelled: see ``cancelled(request:)``.
+        public static let cancelled = Code("cancelled")
+        /// The answer was not HTTP: see ``notHTTPResponse(request:)``.
+        public static let notHTTPResponse = Code("notHTTPResponse")
+        /// A status outside 2xx that no error parser read: see ``unacceptableStatus(_:)``.
+        public static let unacceptableStatus = Code("unacceptableStatus")
+        /// A successful body that could not be decoded: see ``decoding(_:_:)``.
+        public static let decoding = Code("decoding")
+        /// A redirect the policy forbids: see ``redirectRefused(from:to:reason:request:)``.
+        public static let redirectRefused = Code("redirectRefused")
+        /// Every attempt of a retried call failed: see ``attemptsExhausted(attempts:lastError:request:)``.
+        public static let attemptsExhausted = Code("attemptsExhausted")
+        /// New credentials could not be had: see ``credentialRefreshFailed(_:_:)``.
+        public static let credentialRefreshFailed = Code("credentialRefreshFailed")
+        /// A download failed its check: see ``integrityCheckFailed(url:reason:request:)``.
+        public static let integrityCheckFailed = Code("integrityCheckFailed")
+        /// A stream that is not Server-Sent Events: see ``notEventStream(_:)``.
+        public static let notEventStream = Code("notEventStream")
+        /// An event's data could not be decoded: see ``eventDecoding(_:_:)``.
+        public static let eventDecoding = Code("eventDecoding")
+        /// A body over its size limit: see ``responseTooLarge(limit:request:)``.
+        public static let responseTooLarge = Code("responseTooLarge")
+        /// A streamed line over its limit: see ``lineTooLong(limit:request:)``.
+        public static let lineTooLong = Code("lineTooLong")
+        /// A WebSocket handshake that broke RFC 6455: see ``webSocketHandshakeFailed(reason:_:)``.
+        public static let webSocketHandshakeFailed = Code("webSocketHandshakeFailed")
+        /// A WebSocket that ended abnormally: see ``webSocketClosed(code:reason:request:)``.
+        public static let webSocketClosed = Code("webSocketClosed")
+        /// A WebSocket message that could not be decoded: see ``messageDecoding(_:_:)``.
+        public static let messageDecoding = Code("messageDecoding")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code {
+        switch kind {
+        case .invalidRequest: .invalidRequest
+        case .encoding: .encoding
+        case .transport: .transport
+        case .timedOut: .timedOut
+        case .cancelled: .cancelled
+        case .notHTTPResponse: .notHTTPResponse
+        case .unacceptableStatus: .unacceptableStatus
+        case .decoding: .decoding
+        case .redirectRefused: .redirectRefused
+        case .attemptsExhausted: .attemptsExhausted
+        case .credentialRefreshFailed: .credentialRefreshFailed
+        case .integrityCheckFailed: .integrityCheckFailed
+        case .notEventStream: .notEventStream
+        case .eventDecoding: .eventDecoding
+        case .responseTooLarge: .responseTooLarge
+        case .lineTooLong: .lineTooLong
+        case .webSocketHandshakeFailed: .webSocketHandshakeFailed
+        case .webSocketClosed: .webSocketClosed
+        case .messageDecoding: .messageDecoding
+        }
+    }
+
+    /// The error beneath this one, when there is one: the encoder's or decoder's error, the `URLError` of a
+    /// transport failure, the last attempt's error when attempts ran out, or the error of a failed credential
+    /// refresh.
+    public var underlyingError: (any Error)? {
+        switch kind {
+        case .encoding(let error, _), .credentialRefreshFailed(let error, _), .attemptsExhausted(_, let error, _):
+            error
+        case .transport(let error, _):
+            error
+        case .decoding(let error, _), .eventDecoding(let error, _), .messageDecoding(let error, _):
+            error
+        case .invalidRequest, .timedOut, .cancelled, .notHTTPResponse, .unacceptableStatus, .redirectRefused,
+            .integrityCheckFailed, .notEventStream, .responseTooLarge, .lineTooLong, .webSocketHandshakeFailed,
+            .webSocketClosed:
+            nil
+        }
+    }
 
     /// The response this error came with, when the server answered.
     public var response: Response? {
-        switch self {
+        switch kind {
         case .unacceptableStatus(let response), .decoding(_, let response), .credentialRefreshFailed(_, let response):
             response
         case .attemptsExhausted(_, let lastError, _):
@@ -104,13 +228,126 @@ public enum FetchError: Error, Sendable {
         }
     }
 }
+// MARK: - Making errors
+
+extension FetchError {
+    /// The request could not be built, or Fetch refused it before sending: its URL is not absolute, a header value
+    /// contains a line break, a destination is a directory. `reason` names the request and says why.
+    public static func invalidRequest(_ reason: String) -> FetchError { FetchError(.invalidRequest(reason)) }
+
+    /// The request's body could not be encoded; `error` is the encoder's error.
+    public static func encoding(_ error: any Error, request: (any Request)? = nil) -> FetchError {
+        FetchError(.encoding(error, request: request))
+    }
+
+    /// The request did not get a response because of a network-level failure: the host could not be found, the
+    /// connection was refused or lost, TLS failed, and so on.
+    public static func transport(_ error: URLError, request: (any Request)? = nil) -> FetchError {
+        FetchError(.transport(error, request: request))
+    }
+
+    /// The server did not answer within the request's timeout (`seconds`, when known), or a retry policy's deadline
+    /// passed.
+    public static func timedOut(request: (any Request)? = nil, seconds: TimeInterval? = nil) -> FetchError {
+        FetchError(.timedOut(request: request, seconds: seconds))
+    }
+
+    /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
+    /// the cancellation of the Swift `Task` that awaited it.
+    public static func cancelled(request: (any Request)? = nil) -> FetchError {
+        FetchError(.cancelled(request: request))
+    }
+
+    /// The answer was not an HTTP response (for example, the URL's scheme was `file`).
+    public static func notHTTPResponse(request: (any Request)? = nil) -> FetchError {
+        FetchError(.notHTTPResponse(request: request))
+    }
+
+    /// The server answered with a status outside 2xx, and no ``ErrorParsing`` object turned the body into an error.
+    public static func unacceptableStatus(_ response: Response) -> FetchError {
+        FetchError(.unacceptableStatus(response))
+    }
+
+    /// The server answered with success, but the body could not be decoded into the expected type.
+    public static func decoding(_ error: DecodingError, _ response: Response) -> FetchError {
+        FetchError(.decoding(error, response))
+    }
+
+    /// A redirect was not followed because the session's ``RedirectPolicy`` forbids it: it would downgrade `https`
+    /// to `http`, or it went past the redirect limit.
+    public static func redirectRefused(from: URL, to: URL, reason: String, request: (any Request)? = nil) -> FetchError
+    {
+        FetchError(.redirectRefused(from: from, to: to, reason: reason, request: request))
+    }
+
+    /// A request that was retried failed on its last attempt; `lastError` is that attempt's error: a ``FetchError``,
+    /// or the error parser's error for the last response.
+    public static func attemptsExhausted(attempts: Int, lastError: any Error, request: (any Request)? = nil)
+        -> FetchError
+    {
+        FetchError(.attemptsExhausted(attempts: attempts, lastError: lastError, request: request))
+    }
+
+    /// The credentials were rejected, and getting new ones failed with `error`. The response is the rejection that
+    /// asked for the refresh.
+    public static func credentialRefreshFailed(_ error: any Error, _ response: Response) -> FetchError {
+        FetchError(.credentialRefreshFailed(error, response))
+    }
+
+    /// A downloaded file failed its check and was not moved into place: its length differs from the total the
+    /// server announced, or its SHA-256 from the expected one. `reason` says which.
+    public static func integrityCheckFailed(url: URL, reason: String, request: (any Request)? = nil) -> FetchError {
+        FetchError(.integrityCheckFailed(url: url, reason: reason, request: request))
+    }
+
+    /// A streamed response that should be a Server-Sent Events stream is not: its `Content-Type` is not
+    /// `text/event-stream`. The response's body is not read.
+    public static func notEventStream(_ response: Response) -> FetchError { FetchError(.notEventStream(response)) }
+
+    /// The data of a Server-Sent Event could not be decoded into the expected type.
+    public static func eventDecoding(_ error: DecodingError, _ event: ServerSentEvent) -> FetchError {
+        FetchError(.eventDecoding(error, event))
+    }
+
+    /// The response body grew past `limit` bytes (the request's ``Request/maximumResponseSize`` or the session's);
+    /// Fetch stopped reading there and kept none of it.
+    public static func responseTooLarge(limit: Int, request: (any Request)? = nil) -> FetchError {
+        FetchError(.responseTooLarge(limit: limit, request: request))
+    }
+
+    /// A line of a streamed body (``ResponseStream/lines``, JSON Lines, a Server-Sent Events field), or the data of
+    /// one Server-Sent Event, grew past `limit` bytes (1 MiB) before it ended; Fetch stopped reading the stream there.
+    public static func lineTooLong(limit: Int, request: (any Request)? = nil) -> FetchError {
+        FetchError(.lineTooLong(limit: limit, request: request))
+    }
+
+    /// A server answered a WebSocket's opening handshake with `101 Switching Protocols` but broke RFC 6455 there:
+    /// its `Sec-WebSocket-Accept` is missing or wrong, or it did not agree to `Upgrade: websocket`. `reason` says
+    /// what came back; the response is the server's head.
+    public static func webSocketHandshakeFailed(reason: String, _ response: Response) -> FetchError {
+        FetchError(.webSocketHandshakeFailed(reason: reason, response))
+    }
+
+    /// A WebSocket connection ended abnormally: the server closed it with a code other than 1000 (normal) or 1001
+    /// (going away); Fetch closed it because the server broke RFC 6455 (1002), sent text that is not UTF-8 (1007) or
+    /// a message over the maximum size (1009); or it ended without a close frame (1006). `reason` says which, with
+    /// what the server sent.
+    public static func webSocketClosed(code: Int, reason: String, request: (any Request)? = nil) -> FetchError {
+        FetchError(.webSocketClosed(code: code, reason: reason, request: request))
+    }
+
+    /// A WebSocket message could not be decoded into the expected type: the decoder's error and the message.
+    public static func messageDecoding(_ error: DecodingError, _ message: WebSocketMessage) -> FetchError {
+        FetchError(.messageDecoding(error, message))
+    }
+}
 
 // MARK: - CustomStringConvertible
 
 extension FetchError: CustomStringConvertible {
     /// One line that says what was attempted and what came back.
     public var description: String {
-        switch self {
+        switch kind {
         case .invalidRequest(let reason):
             return "Invalid request: \(reason)"
         case .encoding(let error, let request):
@@ -180,7 +417,7 @@ extension FetchError {
     /// error made outside a call, before any request was known (``invalidRequest(_:)`` names its request in its
     /// text, ``eventDecoding(_:_:)`` its event).
     public var request: (any Request)? {
-        switch self {
+        switch kind {
         case .encoding(_, let request), .transport(_, let request), .timedOut(let request, _),
             .cancelled(let request), .notHTTPResponse(let request), .redirectRefused(_, _, _, let request),
             .responseTooLarge(_, let request), .lineTooLong(_, let request), .integrityCheckFailed(_, _, let request),
@@ -197,6 +434,21 @@ extension FetchError {
     }
 }
 
+extension Error {
+    /// What this error is when it is a ``FetchError``: what the package matches on.
+    package var fetchKind: FetchError.Kind? { (self as? FetchError)?.kind }
+
+    /// Whether this is a middleware giving up on a status: ``FetchError/unacceptableStatus(_:)``, alone or as the
+    /// last error of ``FetchError/attemptsExhausted(attempts:lastError:request:)``.
+    package var isUnacceptableStatus: Bool {
+        switch fetchKind {
+        case .unacceptableStatus: true
+        case .attemptsExhausted(_, let lastError, _): lastError.isUnacceptableStatus
+        default: false
+        }
+    }
+}
+
 extension FetchError {
     /// This error with `request` in the cases that name none yet, inside ``attemptsExhausted(attempts:lastError:request:)``
     /// too: what the pipeline does to every error it delivers, so that each names the caller's request.
@@ -204,7 +456,7 @@ extension FetchError {
     /// - Parameter request: The request to name.
     /// - Returns: The error, naming a request.
     package func naming(_ request: any Request) -> FetchError {
-        switch self {
+        switch kind {
         case .encoding(let error, nil):
             .encoding(error, request: request)
         case .transport(let error, nil):

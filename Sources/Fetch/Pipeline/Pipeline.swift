@@ -203,16 +203,21 @@ public struct Pipeline: RequestPerforming {
         switch answer {
         case .success(let response):
             return .success(await read(response))
-        case .failure(FetchError.unacceptableStatus(let response)):
-            return .failure(FetchError.unacceptableStatus(await read(response)))
-        case .failure(
-            FetchError.attemptsExhausted(let attempts, FetchError.unacceptableStatus(let response), let request)):
-            return .failure(
-                FetchError.attemptsExhausted(
-                    attempts: attempts, lastError: FetchError.unacceptableStatus(await read(response)),
-                    request: request))
-        case .failure:
-            return answer
+        case .failure(let error):
+            switch error.fetchKind {
+            case .unacceptableStatus(let response):
+                return .failure(FetchError.unacceptableStatus(await read(response)))
+            case .attemptsExhausted(let attempts, let lastError, let request):
+                guard case .unacceptableStatus(let response) = lastError.fetchKind else {
+                    return answer
+                }
+                return .failure(
+                    FetchError.attemptsExhausted(
+                        attempts: attempts, lastError: FetchError.unacceptableStatus(await read(response)),
+                        request: request))
+            default:
+                return answer
+            }
         }
     }
 
@@ -235,20 +240,26 @@ public struct Pipeline: RequestPerforming {
         for request: any Request,
         errorParser: (any ErrorParsing)?
     ) -> Result<T, any Error> {
+        let error: any Error
         switch answer {
         case .success(let response):
             return response.answering(request).parsed(as: T.self, errorParser: errorParser)
-        case .failure(FetchError.unacceptableStatus(let response)):
-            return response.answering(request).parsed(as: T.self, errorParser: errorParser)
-        case .failure(FetchError.attemptsExhausted(let attempts, FetchError.unacceptableStatus(let response), _)):
-            return response.answering(request).parsed(as: T.self, errorParser: errorParser).mapError { error in
-                FetchError.attemptsExhausted(attempts: attempts, lastError: error, request: request)
-            }
-        case .failure(let error as FetchError):
-            return .failure(error.naming(request))
-        case .failure(let error):
-            return .failure(error)
+        case .failure(let failure):
+            error = failure
         }
+        switch error.fetchKind {
+        case .unacceptableStatus(let response):
+            return response.answering(request).parsed(as: T.self, errorParser: errorParser)
+        case .attemptsExhausted(let attempts, let lastError, _):
+            if case .unacceptableStatus(let response) = lastError.fetchKind {
+                return response.answering(request).parsed(as: T.self, errorParser: errorParser).mapError { error in
+                    FetchError.attemptsExhausted(attempts: attempts, lastError: error, request: request)
+                }
+            }
+        default:
+            break
+        }
+        return .failure((error as? FetchError)?.naming(request) ?? error)
     }
 
     /// Where callback-form calls parse: concurrent, so that several large responses decode at once, up to the

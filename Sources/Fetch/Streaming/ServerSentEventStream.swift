@@ -117,7 +117,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     } else {
                         endConnection(error: nil)
                     }
-                } catch FetchError.cancelled {
+                } catch let error as FetchError where error.code == .cancelled {
                     throw FetchError.cancelled()
                 } catch {
                     if Task.isCancelled {
@@ -164,7 +164,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             do {
                 opened = try await stream.streamer.stream(try eventRequest(), errorParser: stream.errorParser)
             } catch let error as FetchError {
-                switch error {
+                switch error.code {
                 case .transport, .timedOut:
                     failures += 1
                     lastError = error

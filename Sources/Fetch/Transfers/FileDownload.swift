@@ -318,8 +318,7 @@ final class FileDownload: Cancellable {
         switch answer {
         case .success(let response):
             receivedHead(response, for: attempt)
-        case .failure(FetchError.unacceptableStatus),
-            .failure(FetchError.attemptsExhausted(_, FetchError.unacceptableStatus, _)):
+        case .failure(let error) where error.isUnacceptableStatus:
             // A middleware gave up on a status (a retry that ran out of attempts): its error body goes to the
             // error parser, as `perform`'s would.
             Task {
@@ -532,7 +531,7 @@ final class FileDownload: Cancellable {
             if let timeout = state.timedOutAfter {
                 return retryOrEnd(FetchError.timedOut(request: request, seconds: timeout), &state)
             }
-            if case .timedOut(_, nil) = error as? FetchError, let timeout = request.timeout {
+            if case .timedOut(_, nil) = error?.fetchKind, let timeout = request.timeout {
                 // The transport's own timer, set to the same timeout, fired first.
                 return retryOrEnd(FetchError.timedOut(request: request, seconds: timeout), &state)
             }
@@ -647,7 +646,7 @@ final class FileDownload: Cancellable {
             return FetchError.transport(URLError(.networkConnectionLost))
         }
         var urlError = error as? URLError
-        if case .transport(let wrapped, _) = error as? FetchError {
+        if case .transport(let wrapped, _) = error.fetchKind {
             urlError = wrapped
         }
         if midBody, let urlError, urlError.code == .unknown {
@@ -695,10 +694,7 @@ final class FileDownload: Cancellable {
             }
             var keepsPartial = true
             if case .failure(let error as FetchError) = result {
-                switch error {
-                case .integrityCheckFailed, .invalidRequest: keepsPartial = false
-                default: break
-                }
+                keepsPartial = error.code != .integrityCheckFailed && error.code != .invalidRequest
             }
             end(result, keepsPartial: keepsPartial)
         }

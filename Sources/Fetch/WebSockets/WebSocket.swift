@@ -455,7 +455,7 @@ public final class WebSocket: AsyncSequence, Sendable {
 
     /// Whether `error` is a connection lost or never made, which a reconnection may mend.
     private static func isDrop(_ error: any Error) -> Bool {
-        switch error as? FetchError {
+        switch error.fetchKind {
         case .webSocketClosed(let code, _, _):
             code == 1006
         case .transport, .timedOut:

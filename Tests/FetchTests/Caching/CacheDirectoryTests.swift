@@ -28,7 +28,10 @@ import Testing
     static func refusal(_ make: () throws -> Any) throws -> String {
         do {
             _ = try make()
-        } catch FetchError.invalidRequest(let message) {
+        } catch let error as FetchError where error.code == .invalidRequest {
+            guard case .invalidRequest(let message) = error.kind else {
+                return ""
+            }
             return message
         }
         Issue.record("the cache was made, or failed otherwise")

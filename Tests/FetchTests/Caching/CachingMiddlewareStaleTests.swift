@@ -181,7 +181,7 @@ import Testing
                 guard case .failure(let error) = result else { return nil }
                 return error
             })
-        guard case FetchError.transport(let urlError, _) = error else {
+        guard case .transport(let urlError, _) = error.fetchKind else {
             Issue.record("expected the transport error, got \(error)")
             return
         }
@@ -210,7 +210,7 @@ import Testing
         let call = performer.perform(request, completion: results.capture)
         call.cancel()
 
-        guard case .failure(FetchError.cancelled) = results.value else {
+        guard case .cancelled = results.value.failureKind() else {
             Issue.record("expected FetchError.cancelled, got \(String(describing: results.value))")
             return
         }

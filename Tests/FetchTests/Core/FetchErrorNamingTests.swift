@@ -88,7 +88,10 @@ import Testing
             let _: Data = try await performer.perform(
                 TestRequest("https://api.example.com/x"), errorParser: DecodableErrorParser<APIError>())
             Issue.record("expected an error")
-        } catch FetchError.attemptsExhausted(let attempts, let last as APIError, _) {
+        } catch let error as FetchError where error.code == .attemptsExhausted {
+            guard case .attemptsExhausted(let attempts, let last as APIError, _) = error.kind else {
+                return
+            }
             #expect(attempts == 3)
             #expect(last.reason == "busy")
         }

@@ -55,7 +55,7 @@ import Testing
     func headerValuesWithLineBreaksOrNULAreRejected(value: String) throws {
         let request = TestRequest("https://api.example.com/", headers: ["X-Note": value])
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }

@@ -147,7 +147,7 @@ enum HostileProbe {
         switch await reading.result {
         case .success(let count):
             events = count
-        case .failure(FetchError.cancelled):
+        case .failure(let error as FetchError) where error.code == .cancelled:
             events = -1
         case .failure(let error):
             throw error
@@ -167,7 +167,7 @@ enum HostileProbe {
         guard let error = error as? FetchError else {
             return "not a FetchError: \(type(of: error))"
         }
-        switch error {
+        switch error.kind {
         case .transport(let urlError, _):
             return "transport(\(urlError.code.rawValue))"
         case .unacceptableStatus(let response):
@@ -175,7 +175,7 @@ enum HostileProbe {
         case .attemptsExhausted(_, let lastError, _):
             return "attemptsExhausted(\(kind(of: lastError)))"
         default:
-            return Mirror(reflecting: error).children.first?.label ?? String(describing: error)
+            return error.code.description
         }
     }
 

@@ -72,7 +72,7 @@ import Testing
         let mock = MockPerformer { _ in MockResponse(status: 200) }
         let result = Captured<Result<Data, any Error>>()
         mock.with(.adapt([.header("X-User", "ada\r\nX-Admin: true")])).perform(request, completion: result.capture)
-        guard case .invalidRequest = try fetchError(result.value) else {
+        guard case .invalidRequest = try fetchError(result.value).fetchKind else {
             Issue.record("expected .invalidRequest, got \(String(describing: result.value))")
             return
         }
@@ -118,7 +118,7 @@ import Testing
         ).perform(request, completion: results.capture)
         call.cancel()
         gate.capture(true)
-        guard case .cancelled = try fetchError(try await results.first()) else {
+        guard case .cancelled = try fetchError(try await results.first()).fetchKind else {
             Issue.record("expected .cancelled")
             return
         }
@@ -134,8 +134,8 @@ import Testing
         MockPerformer { _ in .text("hello") }.with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/greeting"), completion: result.capture)
         #expect(try result.value?.get() == Data("hello".utf8))
-        guard events.values.count == 2, case .started = events.values[0],
-            case .finished(_, let status, let bytes, _) = events.values[1]
+        guard events.values.count == 2, events.values[0].name == .started, events.values[1].name == .finished,
+            let status = events.values[1].status, let bytes = events.values[1].bytes
         else {
             Issue.record("expected started then finished, got \(events.values)")
             return
@@ -149,7 +149,7 @@ import Testing
         let events = Captured<FetchEvent>()
         MockPerformer { _ in throw URLError(.notConnectedToInternet) }.with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/x")) { (_: Result<Data, any Error>) in }
-        guard case .failed(_, let error as FetchError, _)? = events.value, case .transport = error else {
+        guard let event = events.value, event.name == .failed, case .transport = event.error?.fetchKind else {
             Issue.record("expected .failed(.transport), got \(events.values)")
             return
         }
@@ -162,7 +162,7 @@ import Testing
             .retry(RetryPolicy(backoff: Backoff(initialDelay: 0.01, jitter: 0))))
         let _: Data = try await performer.perform(TestRequest(server.url("/flaky/\(UUID().uuidString)?fail=1")))
         let statuses = events.values.compactMap { event -> Int? in
-            if case .finished(_, let status, _, _) = event { status } else { nil }
+            event.name == .finished ? event.status : nil
         }
         #expect(statuses == [503, 200])
     }

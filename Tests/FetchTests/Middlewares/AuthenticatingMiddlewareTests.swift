@@ -116,7 +116,7 @@ extension SpyPerformer.Call {
         #expect(results.values.count == 2)
         for result in results.values {
             let error = try fetchError(result)
-            guard case .credentialRefreshFailed(let cause, let response) = error else {
+            guard case .credentialRefreshFailed(let cause, let response) = error.fetchKind else {
                 Issue.record("expected .credentialRefreshFailed, got \(error)")
                 continue
             }
@@ -140,7 +140,7 @@ extension SpyPerformer.Call {
         authenticator.finishRefresh(token: "new")
         #expect(result.values.count == 1)
         #expect(spy.calls.count == 1)
-        guard case .cancelled = try fetchError(result.value) else {
+        guard case .cancelled = try fetchError(result.value).fetchKind else {
             Issue.record("expected .cancelled")
             return
         }
@@ -222,7 +222,7 @@ extension SpyPerformer.Call {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results {
-            guard case .credentialRefreshFailed = try fetchError(result) else {
+            guard case .credentialRefreshFailed = try fetchError(result).fetchKind else {
                 Issue.record("expected .credentialRefreshFailed, got \(result)")
                 return
             }

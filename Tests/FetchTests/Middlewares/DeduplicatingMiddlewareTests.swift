@@ -47,7 +47,7 @@ struct Hit: Decodable, Parsable, Equatable {
         let results = try await kept.wait(for: 2)
         #expect(try results.map { try $0.get() } == [Hit(hit: 1), Hit(hit: 1)])
         let cancellation = try await cancelled.first()
-        guard case .cancelled = try fetchError(cancellation) else {
+        guard case .cancelled = try fetchError(cancellation).fetchKind else {
             Issue.record("expected FetchError.cancelled, got \(cancellation)")
             return
         }
@@ -73,7 +73,7 @@ struct Hit: Decodable, Parsable, Equatable {
         #expect(shared.isCancelled)
         let delivered = try await results.wait(for: 2)
         for result in delivered {
-            guard case .cancelled = try fetchError(result) else {
+            guard case .cancelled = try fetchError(result).fetchKind else {
                 Issue.record("expected FetchError.cancelled, got \(result)")
                 continue
             }
@@ -115,7 +115,7 @@ struct Hit: Decodable, Parsable, Equatable {
 
         let parsedResult = try await parsed.first()
         #expect(throws: APIError(error: true, reason: "no such user")) { try parsedResult.get() }
-        guard case .unacceptableStatus(let response) = try fetchError(try await plain.first()) else {
+        guard case .unacceptableStatus(let response) = try fetchError(try await plain.first()).fetchKind else {
             Issue.record("expected FetchError.unacceptableStatus")
             return
         }

@@ -43,8 +43,8 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         mock.with(.retry(RetryPolicy(maximumAttempts: 4), scheduler: TestScheduler())).perform(
             request, completion: user.capture)
         let error = try fetchError(user.value)
-        guard case .attemptsExhausted(let attempts, let last, _) = error,
-            case .unacceptableStatus(let response)? = last as? FetchError
+        guard case .attemptsExhausted(let attempts, let last, _) = error.fetchKind,
+            case .unacceptableStatus(let response) = last.fetchKind
         else {
             Issue.record("expected .attemptsExhausted(4, .unacceptableStatus), got \(error)")
             return
@@ -65,7 +65,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let result = Captured<Result<Data, any Error>>()
         mock.with(.retry(scheduler: TestScheduler())).perform(
             TestRequest("https://api.example.com/orders", method: .post), completion: result.capture)
-        guard case .unacceptableStatus = try fetchError(result.value) else {
+        guard case .unacceptableStatus = try fetchError(result.value).fetchKind else {
             Issue.record("expected .unacceptableStatus, got \(String(describing: result.value))")
             return
         }
@@ -77,7 +77,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let result = Captured<Result<User, any Error>>()
         mock.with(.retry(RetryPolicy(maximumAttempts: 2), scheduler: TestScheduler()))
             .perform(request, errorParser: DecodableErrorParser<APIError>(), completion: result.capture)
-        guard case .attemptsExhausted(2, let last, _) = try fetchError(result.value) else {
+        guard case .attemptsExhausted(2, let last, _) = try fetchError(result.value).fetchKind else {
             Issue.record("expected .attemptsExhausted, got \(String(describing: result.value))")
             return
         }
@@ -112,7 +112,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         call.cancel()
         scheduler.advance(by: 60)
         #expect(user.values.count == 1)
-        guard case .cancelled = try fetchError(user.value) else {
+        guard case .cancelled = try fetchError(user.value).fetchKind else {
             Issue.record("expected .cancelled, got \(String(describing: user.value))")
             return
         }
@@ -131,7 +131,8 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         #expect(spy.calls.count == 2)
         scheduler.advance(by: 3)
         #expect(spy.calls.last?.isCancelled == true)
-        guard case .attemptsExhausted(2, FetchError.timedOut?) = try fetchError(user.value).attemptsAndLast else {
+        guard case .attemptsExhausted(2, let last, _) = try fetchError(user.value).kind, case .timedOut = last.fetchKind
+        else {
             Issue.record("expected .attemptsExhausted(2, .timedOut), got \(String(describing: user.value))")
             return
         }
@@ -144,7 +145,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
         let user = Captured<Result<User, any Error>>()
         let observed = mock.with(
             .observe { event in
-                if case .retrying = event {
+                if event.name == .retrying {
                     events.capture(event)
                 }
             },
@@ -154,21 +155,6 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
             events.values.map(\.description) == [
                 "GET https://api.example.com/users/1 failed (503 Service Unavailable); attempt 2 in 500.0 ms"
             ])
-    }
-}
-
-extension FetchError {
-    /// `.attemptsExhausted` as a pattern-matchable pair of the count and the last error as a `FetchError`.
-    fileprivate var attemptsAndLast: AttemptsAndLast {
-        if case .attemptsExhausted(let attempts, let last, _) = self {
-            return .attemptsExhausted(attempts, last as? FetchError)
-        }
-        return .other
-    }
-
-    fileprivate enum AttemptsAndLast {
-        case attemptsExhausted(Int, FetchError?)
-        case other
     }
 }
 

@@ -67,7 +67,7 @@ private struct StatusOnlyParser: ErrorParsing {
     @Test func aCustomParsableWithoutAnErrorParserFailsWithUnacceptableStatusNamingTheRequest() throws {
         let result = Feed.parse(response: response(404, "<feed><title>x</title></feed>"), errorParser: nil)
         let error = try #require(throws: FetchError.self) { try result.get() }
-        guard case .unacceptableStatus(let answer) = error else {
+        guard case .unacceptableStatus(let answer) = error.fetchKind else {
             Issue.record("expected .unacceptableStatus, got \(error)")
             return
         }

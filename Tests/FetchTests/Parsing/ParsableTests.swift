@@ -28,7 +28,7 @@ import Testing
     @Test func aDateThatIsNotISO8601FailsWithItsPathAndValue() throws {
         let body = #"{"id": 1, "name": "Ada", "createdAt": "30/11/2026"}"#
         let error = try fetchError(User.parse(response: response(body: body), errorParser: nil))
-        guard case .decoding(_, let response) = error else {
+        guard case .decoding(_, let response) = error.fetchKind else {
             Issue.record("expected .decoding, got \(error)")
             return
         }
@@ -39,7 +39,7 @@ import Testing
 
     @Test func aStatusOutside2xxIsUnacceptableWithoutAnErrorParser() throws {
         let error = try fetchError(User.parse(response: response(status: 404, body: "{}"), errorParser: nil))
-        guard case .unacceptableStatus(let response) = error else {
+        guard case .unacceptableStatus(let response) = error.fetchKind else {
             Issue.record("expected .unacceptableStatus, got \(error)")
             return
         }
@@ -66,7 +66,7 @@ import Testing
 
     @Test func malformedJSONFailsWithADecodingError() throws {
         let error = try fetchError(User.parse(response: response(body: #"{"id": 1, "name": "#), errorParser: nil))
-        guard case .decoding(_, let response) = error else {
+        guard case .decoding(_, let response) = error.fetchKind else {
             Issue.record("expected .decoding, got \(error)")
             return
         }
@@ -88,7 +88,7 @@ import Testing
     @Test(arguments: [nil, ""])
     func anEmptyBodyFailsWithADecodingErrorThatSaysSo(body: String?) throws {
         let error = try fetchError(User.parse(response: response(body: body), errorParser: nil))
-        guard case .decoding = error else {
+        guard case .decoding = error.fetchKind else {
             Issue.record("expected .decoding, got \(error)")
             return
         }
@@ -184,7 +184,7 @@ import Testing
     @Test func stringOfInvalidUTF8FailsWithADecodingError() throws {
         let invalid = Response(status: 200, data: Data([0xC3, 0x28]), originalRequest: TestRequest("https://e.test/"))
         let error = try fetchError(String.parse(response: invalid, errorParser: nil))
-        guard case .decoding = error else {
+        guard case .decoding = error.fetchKind else {
             Issue.record("expected .decoding, got \(error)")
             return
         }

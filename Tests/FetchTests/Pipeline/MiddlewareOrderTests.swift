@@ -39,11 +39,12 @@ import Testing
     /// The events an observer saw, as short words: `started`, `retrying`, or the status it finished with.
     static func words(_ events: [FetchEvent]) -> [String] {
         events.map { event in
-            switch event {
+            switch event.name {
             case .started: "started"
             case .retrying: "retrying"
-            case .finished(_, let status, _, _): "\(status)"
+            case .finished: event.status.map(String.init) ?? "finished"
             case .failed: "failed"
+            default: "\(event.name)"
             }
         }
     }

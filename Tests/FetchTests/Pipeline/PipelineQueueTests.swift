@@ -120,7 +120,7 @@ import Testing
         call.cancel()
         let (wasOnQueue, result) = try await onQueue.first()
         #expect(wasOnQueue)
-        guard case .cancelled = try fetchError(result) else {
+        guard case .cancelled = try fetchError(result).fetchKind else {
             Issue.record("expected .cancelled, got \(result)")
             return
         }

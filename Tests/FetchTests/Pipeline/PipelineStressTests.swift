@@ -54,7 +54,7 @@ import Testing
             guard case .failure(let error) = results[0] else {
                 continue
             }
-            guard case .cancelled = error as? FetchError else {
+            guard case .cancelled = error.fetchKind else {
                 Issue.record("a call failed with something other than its result or .cancelled: \(error)")
                 continue
             }

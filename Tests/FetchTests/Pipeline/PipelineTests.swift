@@ -93,7 +93,7 @@ import Testing
         spy.complete(with: MockResponse(status: 200, data: Data(#"{"id":1}"#.utf8)))
         #expect(spy.calls.first?.isCancelled == true)
         #expect(results.values.count == 1)
-        guard case .cancelled = try fetchError(results.value) else {
+        guard case .cancelled = try fetchError(results.value).fetchKind else {
             Issue.record("expected .cancelled, got \(String(describing: results.value))")
             return
         }
@@ -112,7 +112,7 @@ import Testing
         stack.perform(request, completion: results.capture).cancel()
         later.withLock { $0 }?()
         #expect(spy.calls.isEmpty)
-        guard case .cancelled = try fetchError(inner.value) else {
+        guard case .cancelled = try fetchError(inner.value).fetchKind else {
             Issue.record("expected next to answer .cancelled, got \(String(describing: inner.value))")
             return
         }
@@ -177,11 +177,12 @@ import Testing
         stack.perform(request, completion: result.capture)
         #expect(try result.value?.get().status == 200)
         let kinds = seen.values.map { event -> String in
-            switch event {
+            switch event.name {
             case .started: "started"
             case .retrying: "retrying"
-            case .finished(_, let status, _, _): "\(status)"
+            case .finished: event.status.map(String.init) ?? "finished"
             case .failed: "failed"
+            default: "\(event.name)"
             }
         }
         #expect(

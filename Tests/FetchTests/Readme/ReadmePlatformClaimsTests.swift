@@ -95,7 +95,7 @@ import Testing
         download.cancel()
 
         let error = try await #require(throws: FetchError.self) { try await download.value }
-        guard case .cancelled = error else {
+        guard case .cancelled = error.fetchKind else {
             Issue.record("expected FetchError.cancelled, got \(error)")
             return
         }

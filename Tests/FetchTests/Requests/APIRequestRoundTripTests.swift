@@ -110,7 +110,7 @@ import Testing
         let request = APIRequest(server.url(path)).header("X-Note", "1\r\nX-Admin: true")
         let results = Captured<Result<RequestEcho, any Error>>()
         session.perform(request, completion: results.capture)
-        guard case .invalidRequest = try fetchError(try await results.first()) else {
+        guard case .invalidRequest = try fetchError(try await results.first()).fetchKind else {
             Issue.record("expected invalidRequest")
             return
         }

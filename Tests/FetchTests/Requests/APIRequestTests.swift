@@ -65,7 +65,7 @@ import Testing
         let request = APIRequest(base).path("..", "etc")
         #expect(request.url == base)
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -75,7 +75,7 @@ import Testing
     @Test func headerValuesWithLineBreaksAreRejected() throws {
         let request = APIRequest(base).header(.authorization(bearerToken: "t\r\nX-Admin: 1"))
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -113,7 +113,7 @@ import Testing
     @Test func aJSONEncodingFailureIsThrownByMakeURLRequestAsEncoding() throws {
         let request = APIRequest(base).method(.post).jsonBody(["value": Double.nan])
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .encoding(let underlying, _) = error else {
+        guard case .encoding(let underlying, _) = error.fetchKind else {
             Issue.record("expected encoding, got \(error)")
             return
         }
@@ -126,7 +126,7 @@ import Testing
         let result = Captured<Result<Data, any Error>>()
         let request = APIRequest(base).jsonBody(["value": Double.infinity]).header("X-Later", "1")
         mock.perform(request, completion: result.capture)
-        guard case .encoding = try fetchError(result.value) else {
+        guard case .encoding = try fetchError(result.value).fetchKind else {
             Issue.record("expected FetchError.encoding, got \(String(describing: result.value))")
             return
         }
@@ -137,7 +137,7 @@ import Testing
             .jsonBody(["a": Double.nan])
             .multipartBody(MultipartBody().file("f", contentsOf: URL(fileURLWithPath: "/nonexistent/file")))
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .encoding(let underlying, _) = error else {
+        guard case .encoding(let underlying, _) = error.fetchKind else {
             Issue.record("expected encoding, got \(error)")
             return
         }

@@ -71,7 +71,7 @@ import Testing
     @Test(arguments: [["users", "", "7"], ["..", "admin"], ["users", "."]])
     func segmentsThatWouldChangeThePathAreRejected(segments: [String]) throws {
         let error = try #require(throws: FetchError.self) { try url("https://h.test/api", segments) }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }

@@ -26,7 +26,7 @@ import Testing
         let request = APIRequest(try #require(URL(string: "https://api.example.com/login")))
             .header(.authorization(username: "a:b", password: "c"))
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected .invalidRequest, got \(error)")
             return
         }

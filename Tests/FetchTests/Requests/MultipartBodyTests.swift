@@ -88,7 +88,7 @@ import Testing
     @Test func whenEveryBoundaryOccursInTheContentTheRequestIsInvalid() throws {
         let multipart = body(boundaries: ["a", "b", "c"]).field("f", "abc")
         let error = try #require(throws: FetchError.self) { try multipart.encoded() }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected invalidRequest, got \(error)")
             return
         }
@@ -113,7 +113,7 @@ import Testing
             MultipartBody().file("f", contentsOf: URL(fileURLWithPath: "/nonexistent/photo.jpg"))
         )
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
-        guard case .encoding = error else {
+        guard case .encoding = error.fetchKind else {
             Issue.record("expected encoding, got \(error)")
             return
         }
@@ -135,7 +135,7 @@ import Testing
 
         let error = try #require(throws: FetchError.self) { try request.makeURLRequest() }
 
-        guard case .encoding = error else {
+        guard case .encoding = error.fetchKind else {
             Issue.record("expected encoding, got \(error)")
             return
         }

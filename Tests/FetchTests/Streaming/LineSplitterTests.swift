@@ -68,7 +68,7 @@ import Testing
                 break
             }
         }
-        guard case .lineTooLong(limit, nil) = failure else {
+        guard case .lineTooLong(limit, nil) = failure.fetchKind else {
             Issue.record("expected lineTooLong(limit: \(limit)), got \(String(describing: failure))")
             return
         }

@@ -196,7 +196,7 @@ import Testing
             try parser.parse(
                 Data("id: 1\ndata: short\n\n: a comment much longer than sixteen bytes\n".utf8), into: &events)
         }
-        guard case .lineTooLong(16, nil) = error else {
+        guard case .lineTooLong(16, nil) = error.fetchKind else {
             Issue.record("expected lineTooLong(limit: 16), got \(String(describing: error))")
             return
         }
@@ -218,7 +218,7 @@ import Testing
                 break
             }
         }
-        guard case .lineTooLong(1000, nil) = failure else {
+        guard case .lineTooLong(1000, nil) = failure.fetchKind else {
             Issue.record("expected lineTooLong(limit: 1000), got \(String(describing: failure))")
             return
         }

@@ -74,7 +74,7 @@ import Testing
                 received.append(event.data)
             }
         }
-        guard case .lineTooLong(ResponseStream.maximumLineLength, let named?) = error else {
+        guard case .lineTooLong(ResponseStream.maximumLineLength, let named?) = error.fetchKind else {
             Issue.record("expected lineTooLong naming the request, got \(String(describing: error))")
             return
         }

@@ -123,7 +123,7 @@ import Testing
                 received.append(event.data)
             }
         }
-        guard case .lineTooLong(ResponseStream.maximumLineLength, _) = error else {
+        guard case .lineTooLong(ResponseStream.maximumLineLength, _) = error.fetchKind else {
             Issue.record("expected lineTooLong, got \(String(describing: error))")
             return
         }
@@ -151,7 +151,7 @@ import Testing
         let error = await #expect(throws: FetchError.self) {
             for try await _ in session.events(request) {}
         }
-        guard case .unacceptableStatus(let response) = error else {
+        guard case .unacceptableStatus(let response) = error.fetchKind else {
             Issue.record("expected unacceptableStatus, got \(String(describing: error))")
             return
         }
@@ -169,7 +169,7 @@ import Testing
         let error = await #expect(throws: FetchError.self) {
             for try await _ in try makeSession(transport).events(TestRequest(server.url("/stream/wrong-type"))) {}
         }
-        guard case .notEventStream(let response) = error else {
+        guard case .notEventStream(let response) = error.fetchKind else {
             Issue.record("expected notEventStream, got \(String(describing: error))")
             return
         }
@@ -242,7 +242,7 @@ import Testing
                 lines.append(line)
             }
         }
-        guard case .lineTooLong(ResponseStream.maximumLineLength, _) = error else {
+        guard case .lineTooLong(ResponseStream.maximumLineLength, _) = error.fetchKind else {
             Issue.record("expected lineTooLong, got \(String(describing: error))")
             return
         }
@@ -279,7 +279,7 @@ import Testing
             let eventsResult = await Result { for try await _ in events {} }
             let growth = try meter.peakGrowth()
             for result in [linesResult, eventsResult] {
-                guard case .failure(FetchError.lineTooLong(ResponseStream.maximumLineLength, _)) = result else {
+                guard case .lineTooLong(ResponseStream.maximumLineLength, _) = result.failureKind else {
                     Issue.record("\(transport): expected lineTooLong, got \(result)")
                     continue
                 }
@@ -317,7 +317,7 @@ import Testing
         let error = await #expect(throws: FetchError.self) {
             _ = try await makeSession(transport).stream(TestRequest(server.url("/stream/large-error")))
         }
-        guard case .unacceptableStatus(let response) = error else {
+        guard case .unacceptableStatus(let response) = error.fetchKind else {
             Issue.record("expected unacceptableStatus, got \(String(describing: error))")
             return
         }
@@ -346,7 +346,7 @@ import Testing
             _ = try await insecure.stream(
                 TestRequest(server.url("/redirect?to=\(server.url("/redirect?to=\(target)").absoluteString)")))
         }
-        guard case .redirectRefused = error else {
+        guard case .redirectRefused = error.fetchKind else {
             Issue.record("expected redirectRefused, got \(String(describing: error))")
             return
         }
@@ -372,7 +372,7 @@ import Testing
         let error = await #expect(throws: FetchError.self) {
             _ = try await makeSession(transport).stream(TestRequest(server.url("/delay/10000"), timeout: 1))
         }
-        guard case .timedOut(let request?, _) = error else {
+        guard case .timedOut(let request?, _) = error.fetchKind else {
             Issue.record("expected timedOut naming the request, got \(String(describing: error))")
             return
         }
@@ -388,7 +388,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         opening.cancel()
         let result = await opening.result
-        guard case .failure(FetchError.cancelled) = result else {
+        guard case .cancelled = result.failureKind else {
             Issue.record("expected FetchError.cancelled, got \(result)")
             return
         }

@@ -58,7 +58,7 @@ import Testing
         var iterator = stream.makeAsyncIterator()
         #expect(try await iterator.next() == Data("a".utf8))
         let error = await #expect(throws: FetchError.self) { try await iterator.next() }
-        guard case .transport(let urlError, _) = error else {
+        guard case .transport(let urlError, _) = error.fetchKind else {
             Issue.record("expected a transport error, got \(String(describing: error))")
             return
         }
@@ -74,7 +74,7 @@ import Testing
         let error = await #expect(throws: FetchError.self) {
             _ = try await performer.stream(request, errorParser: ReasonParser())
         }
-        guard case .attemptsExhausted(let attempts, let lastError, _) = error else {
+        guard case .attemptsExhausted(let attempts, let lastError, _) = error.fetchKind else {
             Issue.record("expected attemptsExhausted, got \(String(describing: error))")
             return
         }
@@ -89,7 +89,7 @@ import Testing
                 steps: [.chunk(Data(repeating: 65, count: 50_000)), .chunk(Data(repeating: 66, count: 50_000))])
         ])
         let error = await #expect(throws: FetchError.self) { _ = try await mock.stream(request) }
-        guard case .unacceptableStatus(let response) = error else {
+        guard case .unacceptableStatus(let response) = error.fetchKind else {
             Issue.record("expected unacceptableStatus, got \(String(describing: error))")
             return
         }

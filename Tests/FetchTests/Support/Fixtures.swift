@@ -92,3 +92,25 @@ func fetchError<T>(_ result: Result<T, any Error>?) throws -> FetchError {
         throw TestServerError("expected a FetchError, got no result at all")
     }
 }
+
+extension Optional where Wrapped: Error {
+    /// What the error is when there is one and it is a ``FetchError``: what tests match on.
+    var fetchKind: FetchError.Kind? { self?.fetchKind }
+}
+
+extension Result {
+    /// What the failure is when there is one and it is a ``FetchError``: what tests match on.
+    var failureKind: FetchError.Kind? {
+        guard case .failure(let error) = self else {
+            return nil
+        }
+        return error.fetchKind
+    }
+}
+
+extension Optional {
+    /// What the failure of an optional result is when there is one and it is a ``FetchError``.
+    func failureKind<Success, Failure>() -> FetchError.Kind? where Wrapped == Result<Success, Failure> {
+        self?.failureKind
+    }
+}

@@ -31,7 +31,7 @@ import Testing
         let mock = MockPerformer { _ in throw URLError(.timedOut) }
         let result = Locked<Result<Data, any Error>?>(nil)
         mock.perform(getUser) { value in result.withLock { $0 = value } }
-        guard case .timedOut = try fetchError(result.withLock { $0 }) else {
+        guard case .timedOut = try fetchError(result.withLock { $0 }).fetchKind else {
             Issue.record("expected .timedOut")
             return
         }

@@ -82,8 +82,8 @@ import Testing
         }
         #expect(received == ["one"])
         #expect(scheduler.delays == [1, 2])
-        guard case .attemptsExhausted(let attempts, let lastError as FetchError, _) = error,
-            case .transport(let urlError, _) = lastError
+        guard case .attemptsExhausted(let attempts, let lastError as FetchError, _) = error.fetchKind,
+            case .transport(let urlError, _) = lastError.kind
         else {
             Issue.record("expected attemptsExhausted after a transport error, got \(String(describing: error))")
             return
@@ -126,7 +126,7 @@ import Testing
         let error = await #expect(throws: FetchError.self) {
             for try await _ in mock.events(request) {}
         }
-        guard case .notEventStream = error else {
+        guard case .notEventStream = error.fetchKind else {
             Issue.record("expected notEventStream, got \(String(describing: error))")
             return
         }

@@ -35,7 +35,7 @@ import Testing
         let result = Locked<Result<User, any Error>?>(nil)
         spy.perform(TestRequest("https://api.example.com/users/1")) { value in result.withLock { $0 = value } }
         spy.fail(with: URLError(.timedOut))
-        guard case .timedOut = try fetchError(result.withLock { $0 }) else {
+        guard case .timedOut = try fetchError(result.withLock { $0 }).fetchKind else {
             Issue.record("expected .timedOut")
             return
         }
@@ -63,7 +63,7 @@ import Testing
         spy.complete(with: MockResponse(status: 200))
         #expect(spy.calls.first?.isCancelled == true)
         #expect(results.withLock { $0.count } == 1)
-        guard case .cancelled = try fetchError(results.withLock { $0.first }) else {
+        guard case .cancelled = try fetchError(results.withLock { $0.first }).fetchKind else {
             Issue.record("expected .cancelled")
             return
         }

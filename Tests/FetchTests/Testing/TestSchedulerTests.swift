@@ -61,8 +61,8 @@ import Testing
         .perform(TestRequest("https://api.example.com/x"), completion: result.capture)
         #expect(calls.withLock { $0 } == 2)
         #expect(result.values.count == 1)
-        guard case .attemptsExhausted(2, let last, _) = try fetchError(result.value),
-            case .timedOut? = last as? FetchError
+        guard case .attemptsExhausted(2, let last, _) = try fetchError(result.value).fetchKind,
+            case .timedOut = last.fetchKind
         else {
             Issue.record("expected .attemptsExhausted(2, .timedOut), got \(String(describing: result.value))")
             return

@@ -39,7 +39,10 @@ import Testing
         do {
             let response = try await download(form, TestRequest(server.url(path)), to: destination)
             Issue.record("expected the download to fail, got \(response.status)")
-        } catch FetchError.invalidRequest(let reason) {
+        } catch let error as FetchError where error.code == .invalidRequest {
+            guard case .invalidRequest(let reason) = error.kind else {
+                return
+            }
             #expect(reason.contains("GET \(server.url(path).absoluteString)"), "\(reason)")
             #expect(reason.contains("the directory \(missing.path) does not exist"), "\(reason)")
         }
@@ -55,7 +58,10 @@ import Testing
         do {
             _ = try await download(form, TestRequest(server.url(path)), to: file.appending(path: "user.json"))
             Issue.record("expected the download to fail")
-        } catch FetchError.invalidRequest(let reason) {
+        } catch let error as FetchError where error.code == .invalidRequest {
+            guard case .invalidRequest(let reason) = error.kind else {
+                return
+            }
             #expect(reason.contains("\(file.path) is a file, not a directory"), "\(reason)")
         }
         #expect(try await server.hits(path) == 0)
@@ -164,7 +170,10 @@ import Testing
                     : session.download(request, to: destination, resumption: DownloadResumption())
                 let response = try await transfer.value
                 Issue.record("\(form): expected the download to be refused, got \(response.status)")
-            } catch FetchError.invalidRequest(let reason) {
+            } catch let error as FetchError where error.code == .invalidRequest {
+                guard case .invalidRequest(let reason) = error.kind else {
+                    return
+                }
                 #expect(reason.contains("GET \(server.url(path).absoluteString)"), "\(reason)")
                 #expect(reason.contains("cannot download to \(destination.path)"), "\(reason)")
                 #expect(reason.contains(refused.reason), "\(reason)")
@@ -237,7 +246,10 @@ import Testing
                     : session.download(request, to: destination, resumption: DownloadResumption())
                 let response = try await transfer.value
                 Issue.record("\(form): expected the download to fail, got \(response.status)")
-            } catch FetchError.invalidRequest(let reason) {
+            } catch let error as FetchError where error.code == .invalidRequest {
+                guard case .invalidRequest(let reason) = error.kind else {
+                    return
+                }
                 #expect(reason.contains("GET \(request.url.absoluteString)"), "\(reason)")
                 #expect(reason.contains("cannot move the downloaded file to \(destination.path)"), "\(reason)")
             }

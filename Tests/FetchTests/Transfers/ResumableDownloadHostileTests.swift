@@ -90,7 +90,7 @@ import Testing
             TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption())
         let error = try await ResumableDownloadTests.failure(of: transfer)
 
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected .invalidRequest, got \(error)")
             return
         }
@@ -129,7 +129,7 @@ import Testing
 
         let error = try await ResumableDownloadTests.failure(of: transfer)
 
-        guard case .integrityCheckFailed(let failedURL, let reason, _) = error else {
+        guard case .integrityCheckFailed(let failedURL, let reason, _) = error.fetchKind else {
             Issue.record("expected .integrityCheckFailed, got \(error)")
             return
         }
@@ -149,7 +149,7 @@ import Testing
 
         let error = try await ResumableDownloadTests.failure(of: transfer)
 
-        guard case .integrityCheckFailed(_, let reason, _) = error else {
+        guard case .integrityCheckFailed(_, let reason, _) = error.fetchKind else {
             Issue.record("expected .integrityCheckFailed, got \(error)")
             return
         }
@@ -213,7 +213,7 @@ import Testing
 
         let (result, _) = try await download(url, to: destination, on: transport, attempts: 5)
 
-        guard case .failure(FetchError.integrityCheckFailed(_, let reason, _)) = result else {
+        guard case .integrityCheckFailed(_, let reason, _) = result.failureKind else {
             Issue.record("expected .integrityCheckFailed, got \(result)")
             return
         }
@@ -235,7 +235,7 @@ import Testing
 
         let (result, _) = try await download(url, to: destination, on: transport, attempts: attempts)
 
-        guard case .failure(FetchError.attemptsExhausted(let made, _, _)) = result else {
+        guard case .attemptsExhausted(let made, _, _) = result.failureKind else {
             Issue.record("expected .attemptsExhausted, got \(result)")
             return
         }

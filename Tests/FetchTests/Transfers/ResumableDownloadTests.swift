@@ -287,7 +287,7 @@ struct ResumeServer {
             TestRequest(url), to: destination, resumption: Self.resumption(sha256: String(repeating: "0", count: 64)))
 
         let error = try await Self.failure(of: transfer)
-        guard case .integrityCheckFailed(let failedURL, let reason, _) = error else {
+        guard case .integrityCheckFailed(let failedURL, let reason, _) = error.fetchKind else {
             Issue.record("expected .integrityCheckFailed, got \(error)")
             return
         }
@@ -306,7 +306,7 @@ struct ResumeServer {
                 retryPolicy: RetryPolicy(maximumAttempts: 3, backoff: Backoff(jitter: 0)), scheduler: scheduler))
 
         let error = try await Self.failure(of: transfer)
-        guard case .attemptsExhausted(let attempts, _, _) = error else {
+        guard case .attemptsExhausted(let attempts, _, _) = error.fetchKind else {
             Issue.record("expected .attemptsExhausted, got \(error)")
             return
         }
@@ -324,7 +324,7 @@ struct ResumeServer {
 
         let error = try await Self.failure(of: transfer)
 
-        guard case .attemptsExhausted(let attempts, _, _) = error else {
+        guard case .attemptsExhausted(let attempts, _, _) = error.fetchKind else {
             Issue.record("expected .attemptsExhausted, got \(error)")
             return
         }
@@ -370,7 +370,7 @@ struct ResumeServer {
         call.cancel()
 
         let error = try await Self.failure(of: call)
-        guard case .cancelled(let request) = error else {
+        guard case .cancelled(let request) = error.fetchKind else {
             Issue.record("expected FetchError.cancelled, got \(error)")
             return
         }

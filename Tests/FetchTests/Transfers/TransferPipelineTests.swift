@@ -84,7 +84,7 @@ struct RangeSigner: Middleware {
             errorParser: DecodableErrorParser<APIError>())
 
         let error = try await #require(throws: FetchError.self) { try await download.value }
-        guard case .attemptsExhausted(2, let lastError, _) = error else {
+        guard case .attemptsExhausted(2, let lastError, _) = error.fetchKind else {
             Issue.record("expected .attemptsExhausted after 2 attempts, got \(error)")
             return
         }

@@ -128,7 +128,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
         download.cancel()
 
         let error = try await #require(throws: FetchError.self) { try await download.value }
-        guard case .cancelled(let named) = error else {
+        guard case .cancelled(let named) = error.fetchKind else {
             Issue.record("expected FetchError.cancelled, got \(error)")
             return
         }
@@ -186,7 +186,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
             TestRequest(server.url(path), method: .post), fromFile: missing, as: Received.self)
 
         let error = try await #require(throws: FetchError.self) { try await upload.value }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected FetchError.invalidRequest, got \(error)")
             return
         }
@@ -212,7 +212,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
             TestRequest(server.url(path), method: .post), fromFile: file, as: Received.self)
 
         let error = try await #require(throws: FetchError.self) { try await upload.value }
-        guard case .invalidRequest(let reason) = error else {
+        guard case .invalidRequest(let reason) = error.fetchKind else {
             Issue.record("expected FetchError.invalidRequest, got \(error)")
             return
         }

@@ -22,7 +22,7 @@ import Testing
     var endless: URL { server.url("/transfer-endless?seconds=10&chunk=65536&interval_ms=10") }
 
     static func expectTimedOut(_ error: any Error, after timeout: TimeInterval) {
-        guard case .timedOut(_, let seconds) = error as? FetchError else {
+        guard case .timedOut(_, let seconds) = error.fetchKind else {
             Issue.record("expected FetchError.timedOut, got \(error)")
             return
         }
@@ -67,7 +67,7 @@ import Testing
 
         let error = try await ResumableDownloadTests.failure(of: download)
 
-        guard case .attemptsExhausted(let attempts, let lastError, _) = error else {
+        guard case .attemptsExhausted(let attempts, let lastError, _) = error.fetchKind else {
             Issue.record("expected .attemptsExhausted, got \(error)")
             return
         }

@@ -117,7 +117,7 @@ import Testing
             await #expect {
                 for try await _ in socket {}
             } throws: { error in
-                guard case .webSocketClosed(let closed, let reason, let request) = error as? FetchError else {
+                guard case .webSocketClosed(let closed, let reason, let request) = error.fetchKind else {
                     return false
                 }
                 return closed == code && reason.contains("bye") && request?.url.path == "/close/\(code)"
@@ -146,7 +146,7 @@ import Testing
         await #expect {
             for try await _ in socket {}
         } throws: { error in
-            guard case .webSocketClosed(1009, let reason, _) = error as? FetchError else {
+            guard case .webSocketClosed(1009, let reason, _) = error.fetchKind else {
                 return false
             }
             return reason.contains("1000")
@@ -180,7 +180,7 @@ import Testing
         socket.close()
         #expect(refreshes.withLock { $0 } == 1)
         let finished = events.withLock { $0 }.compactMap { event -> Int? in
-            if case .finished(_, let status, _, _) = event { status } else { nil }
+            event.name == .finished ? event.status : nil
         }
         #expect(finished == [101])
     }
@@ -190,7 +190,7 @@ import Testing
         await #expect {
             _ = try await open("/auth", on: transport)
         } throws: { error in
-            guard case .unacceptableStatus(let response) = error as? FetchError else {
+            guard case .unacceptableStatus(let response) = error.fetchKind else {
                 return false
             }
             return response.status == 401 && response.data == Data(#"{"error":true,"reason":"bad token"}"#.utf8)
@@ -283,7 +283,7 @@ import Testing
         await #expect {
             for try await _ in socket {}
         } throws: { error in
-            guard case .webSocketClosed(4001, let reason, _) = error as? FetchError else {
+            guard case .webSocketClosed(4001, let reason, _) = error.fetchKind else {
                 return false
             }
             return reason.contains("bye")

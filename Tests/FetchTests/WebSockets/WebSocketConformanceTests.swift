@@ -91,7 +91,7 @@
             sourceLocation: SourceLocation = #_sourceLocation
         ) async throws {
             let played = try await play(hex, on: transport, maximumMessageSize: maximumMessageSize)
-            guard case .webSocketClosed(let closed, let reason, let request)? = played.end else {
+            guard case .webSocketClosed(let closed, let reason, let request) = played.end?.fetchKind else {
                 Issue.record(
                     "expected webSocketClosed(\(code)), got \(String(describing: played.end))",
                     sourceLocation: sourceLocation)
@@ -185,7 +185,7 @@
             #expect(none.end == nil && none.socket.closeCode == nil)
 
             let application = try await play(Self.close(3000, "app"), on: transport)
-            if case .webSocketClosed(3000, _, _)? = application.end {
+            if case .webSocketClosed(3000, _, _) = application.end?.fetchKind {
             } else {
                 Issue.record("expected 3000 thrown, got \(String(describing: application.end))")
             }
@@ -204,7 +204,7 @@
             await #expect {
                 for try await _ in socket {}
             } throws: { error in
-                guard case .webSocketClosed(1006, _, let request) = error as? FetchError else {
+                guard case .webSocketClosed(1006, _, let request) = error.fetchKind else {
                     return false
                 }
                 return request?.url.path == "/drop"

@@ -68,7 +68,7 @@ import Testing
         #expect {
             try message.decode(Line.self)
         } throws: { error in
-            guard case .messageDecoding(_, let failed) = error as? FetchError else {
+            guard case .messageDecoding(_, let failed) = error.fetchKind else {
                 return false
             }
             return failed == message && "\(error)".contains(#"{"txt":1}"#)
@@ -80,7 +80,7 @@ import Testing
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
         let (messages, error) = await Self.drain(socket)
         #expect(messages == [.text("a")])
-        guard case .webSocketClosed(1011, let reason, let request)? = error as? FetchError else {
+        guard case .webSocketClosed(1011, let reason, let request) = error?.fetchKind else {
             Issue.record("expected webSocketClosed 1011, got \(String(describing: error))")
             return
         }
@@ -93,7 +93,7 @@ import Testing
         let server = MockWebSocket([.message(.text("a")), .drop])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
         let (_, error) = await Self.drain(socket)
-        guard case .webSocketClosed(1006, _, _)? = error as? FetchError else {
+        guard case .webSocketClosed(1006, _, _) = error?.fetchKind else {
             Issue.record("expected webSocketClosed 1006, got \(String(describing: error))")
             return
         }
@@ -148,7 +148,7 @@ import Testing
         let socket = try await performer.webSocket(
             Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
         let (_, error) = await Self.drain(socket)
-        guard case .attemptsExhausted(3, _, let request)? = error as? FetchError else {
+        guard case .attemptsExhausted(3, _, let request) = error?.fetchKind else {
             Issue.record("expected attemptsExhausted after 3, got \(String(describing: error))")
             return
         }
@@ -167,11 +167,11 @@ import Testing
             Room(), reconnectPolicy: ReconnectPolicy(), scheduler: scheduler)
         let (messages, error) = await Self.drain(socket)
         #expect(messages.isEmpty)
-        guard case .attemptsExhausted(5, let lastError, let request)? = error as? FetchError else {
+        guard case .attemptsExhausted(5, let lastError, let request) = error?.fetchKind else {
             Issue.record("expected attemptsExhausted after 5, got \(String(describing: error))")
             return
         }
-        guard case .webSocketClosed(1011, _, _)? = lastError as? FetchError else {
+        guard case .webSocketClosed(1011, _, _) = lastError.fetchKind else {
             Issue.record("expected the last error to be the close with 1011, got \(lastError)")
             return
         }
@@ -189,7 +189,7 @@ import Testing
             Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
         let (messages, error) = await Self.drain(socket)
         #expect(messages == [.text("x")])
-        guard case .attemptsExhausted(3, _, _)? = error as? FetchError else {
+        guard case .attemptsExhausted(3, _, _) = error?.fetchKind else {
             Issue.record("expected attemptsExhausted after 3, got \(String(describing: error))")
             return
         }
@@ -214,7 +214,7 @@ import Testing
         await #expect {
             try await performer.webSocket(Room())
         } throws: { error in
-            guard case .unacceptableStatus(let response) = error as? FetchError else {
+            guard case .unacceptableStatus(let response) = error.fetchKind else {
                 return false
             }
             return response.status == 403 && response.data == Data(#"{"reason":"full"}"#.utf8)
@@ -226,7 +226,7 @@ import Testing
         await #expect {
             try await performer.webSocket(Room())
         } throws: { error in
-            guard case .unacceptableStatus(let response) = error as? FetchError else {
+            guard case .unacceptableStatus(let response) = error.fetchKind else {
                 return false
             }
             return response.status == 200
@@ -286,7 +286,7 @@ import Testing
         let reader = Task { await Self.drain(socket) }
         reader.cancel()
         let (_, error) = await reader.value
-        #expect((error as? FetchError).map { if case .cancelled = $0 { true } else { false } } == true)
+        #expect((error as? FetchError)?.code == .cancelled)
         #expect(server.clientClose?.code == 1001)
     }
 
@@ -294,7 +294,7 @@ import Testing
         let server = MockWebSocket([.message(.binary(Data(count: 11)))])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room(), maximumMessageSize: 10)
         let (_, error) = await Self.drain(socket)
-        guard case .webSocketClosed(1009, let reason, _)? = error as? FetchError else {
+        guard case .webSocketClosed(1009, let reason, _) = error?.fetchKind else {
             Issue.record("expected 1009, got \(String(describing: error))")
             return
         }
@@ -314,7 +314,7 @@ import Testing
             await #expect {
                 try await performer.webSocket(request)
             } throws: { error in
-                guard case .invalidRequest(let text) = error as? FetchError else {
+                guard case .invalidRequest(let text) = error.fetchKind else {
                     return false
                 }
                 return text.contains("chat.test")

@@ -41,7 +41,7 @@ public final class ObservingMiddleware: Middleware {
         let started = ContinuousClock.now
         onEvent(.started(request))
         next(request) { outcome in
-            let duration = ContinuousClock.now - started
+            let duration = (ContinuousClock.now - started).seconds
             switch outcome {
             case .success(let response):
                 self.onEvent(

@@ -115,15 +115,18 @@ public struct RetryPolicy: Sendable {
                 return .retry(after: wait, reason: "\(reason), Retry-After: \(header)")
             }
             return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: reason)
-        case .failure(FetchError.timedOut) where retriesTimeouts:
-            return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: "timed out")
-        case .failure(FetchError.transport(let error, _)) where retryableErrors.contains(error.code):
-            return .retry(
-                after: backoff(beforeAttempt: attempt + 1, random: random),
-                reason: "URLError \(error.code.rawValue)"
-            )
-        case .failure:
-            return .deliver
+        case .failure(let error):
+            switch error.fetchKind {
+            case .timedOut where retriesTimeouts:
+                return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: "timed out")
+            case .transport(let error, _) where retryableErrors.contains(error.code):
+                return .retry(
+                    after: backoff(beforeAttempt: attempt + 1, random: random),
+                    reason: "URLError \(error.code.rawValue)"
+                )
+            default:
+                return .deliver
+            }
         }
     }
 

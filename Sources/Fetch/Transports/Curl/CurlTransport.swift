@@ -157,10 +157,10 @@
 
         /// `error`, naming `request`, and `timeout` when it timed out.
         static func naming(_ error: any Error, _ request: any Request, timeout: TimeInterval) -> any Error {
-            switch error {
-            case FetchError.timedOut(_, .none):
+            switch (error, error.fetchKind) {
+            case (_, .timedOut(_, .none)?):
                 FetchError.timedOut(request: request, seconds: timeout)
-            case let error as FetchError:
+            case (let error as FetchError, _):
                 error.naming(request)
             default:
                 error

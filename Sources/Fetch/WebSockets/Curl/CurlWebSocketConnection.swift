@@ -495,7 +495,7 @@
                 return
             }
             outcome = ending
-            if case .failed(FetchError.cancelled) = ending {
+            if case .failed(let error) = ending, case .cancelled = error.fetchKind {
                 readAhead.removeAll()
                 end()  // nothing more goes out
                 return

@@ -82,7 +82,7 @@
             let second = try redirect(to: "/echo/curl-too-far")
             let first = try redirect(to: second.absoluteString)
             let result = await send(URLRequest(url: first), policy: RedirectPolicy(maximumRedirects: 1))
-            guard case .failure(FetchError.redirectRefused(_, let to, let reason, _)) = result else {
+            guard case .redirectRefused(_, let to, let reason, _) = result.failureKind else {
                 Issue.record("expected FetchError.redirectRefused, got \(result)")
                 return
             }

@@ -38,7 +38,7 @@
             let error = await #expect(throws: FetchError.self) {
                 let _: Answer = try await pinned.perform(TestRequest(url))
             }
-            guard case .transport(let urlError, _) = error else {
+            guard case .transport(let urlError, _) = error.fetchKind else {
                 Issue.record("expected .transport, got \(String(describing: error))")
                 return
             }

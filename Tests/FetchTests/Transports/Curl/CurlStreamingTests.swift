@@ -94,7 +94,7 @@
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/stream"))
             let events = try await events(of: URLRequest(url: url))
             #expect(events.count == 1)
-            guard case .failed(FetchError.transport(let error, _)) = events.first else {
+            guard case .failed(let failure) = events.first, case .transport(let error, _) = failure.fetchKind else {
                 Issue.record("expected only .failed(.transport), got \(events)")
                 return
             }

@@ -24,7 +24,7 @@
 
     /// The `URLError` inside a `FetchError.transport` result, or a test failure naming what came instead.
     func transportError<T>(_ result: Result<T, any Error>) throws -> URLError {
-        guard case .failure(FetchError.transport(let error, _)) = result else {
+        guard case .transport(let error, _) = result.failureKind else {
             throw TestServerError("expected FetchError.transport, got \(result)")
         }
         return error

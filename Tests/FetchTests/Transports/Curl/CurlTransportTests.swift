@@ -147,7 +147,7 @@
                 ended.capture((result, Date().timeIntervalSince(started)))
             }
             let (result, elapsed) = try await ended.first()
-            guard case .failure(FetchError.timedOut) = result else {
+            guard case .timedOut = result.failureKind else {
                 Issue.record("expected FetchError.timedOut(), got \(result)")
                 return
             }
@@ -169,7 +169,7 @@
                 call.cancel()
             }
             let (result, elapsed) = try await outcome.first()
-            guard case .failure(FetchError.cancelled) = result else {
+            guard case .cancelled = result.failureKind else {
                 Issue.record("expected FetchError.cancelled(), got \(result)")
                 return
             }
@@ -193,7 +193,7 @@
             call.cancel()
             gate.signal()
             let result = try await outcome.first()
-            guard case .failure(FetchError.cancelled) = result else {
+            guard case .cancelled = result.failureKind else {
                 Issue.record("expected FetchError.cancelled(), got \(result)")
                 return
             }
@@ -223,7 +223,7 @@
             #expect(CurlFailure.urlErrorCode(for: 35) == .secureConnectionFailed)
             #expect(CurlFailure.urlErrorCode(for: 60) == .serverCertificateUntrusted)
             #expect(CurlFailure.urlErrorCode(for: 90) == .serverCertificateUntrusted)
-            if case FetchError.timedOut = CurlFailure.error(for: 28, detail: nil, url: nil) {
+            if case .timedOut = CurlFailure.error(for: 28, detail: nil, url: nil).fetchKind {
             } else {
                 Issue.record("CURLE_OPERATION_TIMEDOUT must be FetchError.timedOut()")
             }
@@ -260,7 +260,7 @@
                 let echo = try JSONDecoder().decode(Echo.self, from: data)
                 #expect(echo.headers["x-injected"] == nil)
             case .failure(let error):
-                guard case FetchError.invalidRequest(let reason) = error else {
+                guard case .invalidRequest(let reason) = error.fetchKind else {
                     Issue.record("expected FetchError.invalidRequest, got \(error)")
                     return
                 }
@@ -279,7 +279,7 @@
                 transport.withLock { $0 = nil }
             }
             let result = try await outcome.first(timeout: .seconds(20))
-            guard case .failure(FetchError.cancelled) = result else {
+            guard case .cancelled = result.failureKind else {
                 Issue.record("expected FetchError.cancelled(), got \(result)")
                 return
             }

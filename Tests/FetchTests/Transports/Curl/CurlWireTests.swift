@@ -25,7 +25,7 @@
                 let _: Response = try await session.perform(TestRequest(url))
             }
             let failure = try #require(error)
-            guard case .transport(let urlError, _) = failure else {
+            guard case .transport(let urlError, _) = failure.fetchKind else {
                 Issue.record("expected .transport(.badServerResponse), got \(failure)")
                 return failure
             }

@@ -35,7 +35,8 @@ import Testing
             // The body made it through the error parser.
             #expect(error == APIError(error: true, reason: "wrong password"))
             #expect(!route.contains("body=0"))
-        case .failure(FetchError.unacceptableStatus(let response)):
+        case .failure(let error as FetchError) where error.code == .unacceptableStatus:
+            let response = try #require(error.response)
             #expect(response.status == 401)
             // Only without a body, over a delegate of the app's too.
             #expect(route.contains("body=0"), "\(response)")
@@ -51,7 +52,7 @@ import Testing
         let session = try initialiser.makeSession()
         let request = APIRequest(server.url("/faults/basic")).header("Authorization", "Basic eDp5").timeout(10)
         let failed: Result<Data, any Error> = await Result { try await session.perform(request) }
-        guard case .failure(FetchError.unacceptableStatus(let response)) = failed else {
+        guard case .unacceptableStatus(let response) = failed.failureKind else {
             Issue.record("expected the 401, got \(failed)")
             return
         }

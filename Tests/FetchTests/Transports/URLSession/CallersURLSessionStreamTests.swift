@@ -38,7 +38,7 @@ import Testing
         let session = Session(transport: URLSessionTransport(session: urlSession), callbackQueue: OperationQueue())
         // The timeout only bounds the test: the 401 arrives within milliseconds.
         let opened = await Result { try await session.stream(TestRequest(server.url("/faults/basic"), timeout: 10)) }
-        guard case .failure(FetchError.unacceptableStatus(let response)) = opened else {
+        guard case .unacceptableStatus(let response) = opened.failureKind else {
             Issue.record("expected the 401, got \(opened)")
             return
         }

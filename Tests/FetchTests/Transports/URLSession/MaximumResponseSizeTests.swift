@@ -17,7 +17,7 @@ import Testing
     }
 
     func expectTooLarge(_ limit: Int, _ url: URL, from result: Result<Data, any Error>) {
-        guard case .failure(FetchError.responseTooLarge(let reported, let request)) = result else {
+        guard case .responseTooLarge(let reported, let request) = result.failureKind else {
             Issue.record("expected responseTooLarge, got \(result)")
             return
         }
@@ -62,9 +62,9 @@ import Testing
         #expect(body.count == 5000)
         let strict = try makeSession(transport)
         guard
-            case .failure(FetchError.responseTooLarge(4999, _)) = await Result(catching: {
+            case .responseTooLarge(4999, _) = await Result(catching: {
                 try await strict.perform(APIRequest(url).maximumResponseSize(4999)) as Data
-            })
+            }).failureKind
         else {
             Issue.record("a request's limit of 4999 bytes did not hold")
             return
@@ -78,9 +78,9 @@ import Testing
         let url = server.url("/curl/gzip")
         let request = APIRequest(url).header("Accept-Encoding", "gzip")
         guard
-            case .failure(FetchError.responseTooLarge(1000, _)) = await Result(catching: {
+            case .responseTooLarge(1000, _) = await Result(catching: {
                 try await session.perform(request) as Data
-            })
+            }).failureKind
         else {
             Issue.record("a gzip body that inflates past the limit was read")
             return

@@ -175,7 +175,7 @@ import Testing
         await #expect {
             let _: Echo = try await session.perform(TestRequest(twice))
         } throws: { error in
-            guard case FetchError.redirectRefused(_, _, let reason, _) = error else {
+            guard case .redirectRefused(_, _, let reason, _) = error.fetchKind else {
                 return false
             }
             return reason == "more than 1 redirects"

@@ -76,7 +76,7 @@ import Testing
         let results = Captured<Result<User, any Error>>()
         session.perform(TestRequest(server.url("/status/500")), completion: results.capture)
         let error = try fetchError(try await results.first())
-        guard case .unacceptableStatus(let response) = error else {
+        guard case .unacceptableStatus(let response) = error.fetchKind else {
             Issue.record("expected .unacceptableStatus, got \(error)")
             return
         }
@@ -122,7 +122,7 @@ import Testing
         let request = TestRequest(server.url("/delay/5000"), timeout: 1)
         let results = Captured<Result<Data, any Error>>()
         session.perform(request, completion: results.capture)
-        guard case .timedOut = try fetchError(try await results.first()) else {
+        guard case .timedOut = try fetchError(try await results.first()).fetchKind else {
             Issue.record("expected .timedOut, got \(results.values)")
             return
         }
@@ -135,7 +135,7 @@ import Testing
         let started = ContinuousClock.now
         let results = Captured<Result<Data, any Error>>()
         session.perform(TestRequest(server.url("/delay/5000"), timeout: timeout), completion: results.capture)
-        guard case .timedOut = try fetchError(try await results.first()) else {
+        guard case .timedOut = try fetchError(try await results.first()).fetchKind else {
             Issue.record("expected .timedOut, got \(results.values)")
             return
         }
@@ -157,7 +157,7 @@ import Testing
         await #expect {
             let _: Data = try await session.perform(TestRequest(server.url("/delay/5000")))
         } throws: { error in
-            if case FetchError.timedOut = error { true } else { false }
+            (error as? FetchError)?.code == .timedOut
         }
     }
 
@@ -170,7 +170,7 @@ import Testing
         let results = Captured<Result<User, any Error>>()
         session.perform(TestRequest(url), completion: results.capture)
         let error = try fetchError(try await results.first())
-        guard case .transport(let urlError, _) = error else {
+        guard case .transport(let urlError, _) = error.fetchKind else {
             Issue.record("expected .transport, got \(error)")
             return
         }
@@ -184,7 +184,7 @@ import Testing
         let results = Captured<Result<Data, any Error>>()
         session.perform(
             TestRequest(server.url("/echo"), headers: ["X-Evil": "a\r\nHost: evil"]), completion: results.capture)
-        guard case .invalidRequest = try fetchError(try await results.first()) else {
+        guard case .invalidRequest = try fetchError(try await results.first()).fetchKind else {
             Issue.record("expected .invalidRequest, got \(results.values)")
             return
         }
@@ -197,7 +197,7 @@ import Testing
         let call = session.perform(TestRequest(server.url("/delay/2000")), completion: results.capture)
         call.cancel()
         call.cancel()
-        guard case .cancelled = try fetchError(try await results.first()) else {
+        guard case .cancelled = try fetchError(try await results.first()).fetchKind else {
             Issue.record("expected .cancelled, got \(results.values)")
             return
         }
@@ -215,7 +215,7 @@ import Testing
         session.cancelAllTasks()
         let values = try await results.wait(for: 5)
         for value in values {
-            guard case .cancelled = try fetchError(value) else {
+            guard case .cancelled = try fetchError(value).fetchKind else {
                 Issue.record("expected .cancelled, got \(value)")
                 return
             }
@@ -285,7 +285,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         let result = await task.result
-        guard case .cancelled = try fetchError(result) else {
+        guard case .cancelled = try fetchError(result).fetchKind else {
             Issue.record("expected .cancelled, got \(result)")
             return
         }
@@ -300,7 +300,7 @@ import Testing
             let _: Data = try await spy.perform(TestRequest(server.url("/delay/5000")))
         }
         let result = await task.result
-        guard case .cancelled = try fetchError(result) else {
+        guard case .cancelled = try fetchError(result).fetchKind else {
             Issue.record("expected .cancelled, got \(result)")
             return
         }
@@ -316,7 +316,7 @@ import Testing
             let _: Data = try await session.perform(TestRequest(server.url(path)))
         }
         let result = await task.result
-        guard case .cancelled = try fetchError(result) else {
+        guard case .cancelled = try fetchError(result).fetchKind else {
             Issue.record("expected .cancelled, got \(result)")
             return
         }
@@ -352,7 +352,7 @@ import Testing
             case .success(let user):
                 #expect(user.name == "Ada Lovelace")
             case .failure:
-                guard case .cancelled = try fetchError(result) else {
+                guard case .cancelled = try fetchError(result).fetchKind else {
                     Issue.record("expected the user or .cancelled, got \(result)")
                     continue
                 }

@@ -38,7 +38,7 @@ import Testing
         }
         let error = try fetchError(result)
         let retried = Self.isRetried(error)
-        switch error {
+        switch error.kind {
         case .transport(let urlError, _):
             return (.transport(urlError.code), "\(error)", retried)
         case .timedOut:
@@ -132,7 +132,7 @@ import Testing
             let url = try #require(URL(string: "http://127.0.0.1:9/cut"))
             let detail = "transfer closed with 500 bytes remaining to read"
             let told = CurlFailure.error(for: 18, detail: detail, url: url, received: (500, 1000))  // PARTIAL_FILE
-            guard case FetchError.transport(let error, _) = told else {
+            guard case .transport(let error, _) = told.fetchKind else {
                 Issue.record("expected a transport error, got \(told)")
                 return
             }

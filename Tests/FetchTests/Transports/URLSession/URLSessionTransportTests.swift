@@ -49,7 +49,7 @@ import Testing
         let reported = Captured<FetchError>()
         let (watch, urlSession) = endedCall(reported: reported) { $0.cancel() }
         defer { urlSession.invalidateAndCancel() }
-        guard case .cancelled = try await reported.first() else {
+        guard case .cancelled = try await reported.first().fetchKind else {
             Issue.record("expected .cancelled, got \(reported.values)")
             return
         }
@@ -60,7 +60,7 @@ import Testing
         let reported = Captured<FetchError>()
         let (watch, urlSession) = endedCall(reported: reported) { $0.endWithTimeout(after: 0.01) }
         defer { urlSession.invalidateAndCancel() }
-        guard case .timedOut = try await reported.first() else {
+        guard case .timedOut = try await reported.first().fetchKind else {
             Issue.record("expected .timedOut, got \(reported.values)")
             return
         }

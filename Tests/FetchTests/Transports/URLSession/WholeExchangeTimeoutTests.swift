@@ -22,7 +22,7 @@ import Testing
         let session = try initialiser.makeSession()
         let url = server.url("/faults/trickle/40?every=0.2")
         let result: Result<Data, any Error> = await Result { try await session.perform(APIRequest(url).timeout(1)) }
-        guard case .timedOut(let request, let seconds) = try fetchError(result) else {
+        guard case .timedOut(let request, let seconds) = try fetchError(result).fetchKind else {
             Issue.record("expected the timeout, got \(result)")
             return
         }
@@ -39,7 +39,7 @@ import Testing
             transport: URLSessionTransport(configuration: configuration), callbackQueue: OperationQueue())
         let url = server.url("/faults/trickle/40?every=0.2")
         let result: Result<Data, any Error> = await Result { try await session.perform(APIRequest(url)) }
-        guard case .timedOut(_, let seconds) = try fetchError(result) else {
+        guard case .timedOut(_, let seconds) = try fetchError(result).fetchKind else {
             Issue.record("expected the timeout, got \(result)")
             return
         }

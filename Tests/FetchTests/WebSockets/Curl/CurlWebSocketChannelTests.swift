@@ -106,7 +106,7 @@
         @Test func aDropWithoutACloseFrameFailsWith1006() async throws {
             let channel = try await CurlTransport().channel(try server.url("/drop"))
             let error = await #expect(throws: FetchError.self) { try await channel.receive() }
-            guard case .webSocketClosed(let code, let reason, let request)? = error else {
+            guard case .webSocketClosed(let code, let reason, let request) = error?.fetchKind else {
                 Issue.record("expected webSocketClosed, got \(String(describing: error))")
                 return
             }
@@ -120,7 +120,7 @@
             let waiting = Task { try await channel.receive() }
             channel.cancel()  // before or after the receive reaches the loop: either way it fails with cancelled
             let error = await #expect(throws: FetchError.self) { try await waiting.value }
-            guard case .cancelled? = error else {
+            guard case .cancelled = error?.fetchKind else {
                 Issue.record("expected cancelled, got \(String(describing: error))")
                 return
             }
@@ -153,7 +153,7 @@
             let channel = try await transport.channel(
                 try server.url("/raw?hex=\(frame.hex)&id=\(id)"), maximumMessageSize: frame.maximumMessageSize)
             let error = await #expect(throws: FetchError.self) { try await channel.receive() }
-            guard case .webSocketClosed(let code, _, _)? = error else {
+            guard case .webSocketClosed(let code, _, _) = error?.fetchKind else {
                 Issue.record("expected webSocketClosed, got \(String(describing: error))")
                 return
             }
@@ -177,7 +177,7 @@
             let error = await #expect(throws: FetchError.self) {
                 try await CurlTransport().openWebSocket(try server.url("/bad-accept"))
             }
-            guard case .webSocketHandshakeFailed(let reason, let response)? = error else {
+            guard case .webSocketHandshakeFailed(let reason, let response) = error?.fetchKind else {
                 Issue.record("expected webSocketHandshakeFailed, got \(String(describing: error))")
                 return
             }
@@ -196,7 +196,7 @@
                 }
                 handle.cancel()
             }
-            guard case .failure(FetchError.cancelled(let named)) = result else {
+            guard case .cancelled(let named) = result.failureKind else {
                 Issue.record("expected cancelled, got \(result)")
                 return
             }
@@ -208,7 +208,7 @@
             let error = await #expect(throws: FetchError.self) {
                 try await CurlTransport().openWebSocket(try server.url("/silent"), timeout: 0.5)
             }
-            guard case .timedOut(let request, let seconds)? = error else {
+            guard case .timedOut(let request, let seconds) = error?.fetchKind else {
                 Issue.record("expected timedOut, got \(String(describing: error))")
                 return
             }
@@ -220,7 +220,7 @@
             let error = await #expect(throws: FetchError.self) {
                 try await CurlTransport().openWebSocket(try #require(URL(string: "ws://127.0.0.1:1/echo")))
             }
-            guard case .transport(let urlError, let request)? = error else {
+            guard case .transport(let urlError, let request) = error?.fetchKind else {
                 Issue.record("expected a transport error, got \(String(describing: error))")
                 return
             }

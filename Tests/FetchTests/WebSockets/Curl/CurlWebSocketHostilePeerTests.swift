@@ -60,7 +60,7 @@
             defer { finish() }
             let unasked = Socket(url: try server.url("/echo?protocol=superchat"))
             let error = await #expect(throws: FetchError.self) { try await session.webSocket(unasked) }
-            guard case .webSocketHandshakeFailed(let reason, let response)? = error else {
+            guard case .webSocketHandshakeFailed(let reason, let response) = error?.fetchKind else {
                 Issue.record("expected webSocketHandshakeFailed, got \(String(describing: error))")
                 return
             }
@@ -70,7 +70,7 @@
             let other = Socket(
                 url: try server.url("/echo?protocol=v3.chat"), headers: ["Sec-WebSocket-Protocol": "v1.chat, v2.chat"])
             let otherError = await #expect(throws: FetchError.self) { try await session.webSocket(other) }
-            guard case .webSocketHandshakeFailed(let otherReason, _)? = otherError else {
+            guard case .webSocketHandshakeFailed(let otherReason, _) = otherError?.fetchKind else {
                 Issue.record("expected webSocketHandshakeFailed, got \(String(describing: otherError))")
                 return
             }

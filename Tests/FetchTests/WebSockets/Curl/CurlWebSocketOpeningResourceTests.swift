@@ -53,7 +53,7 @@
             let results = try await ended.wait(for: Self.openings, timeout: .seconds(30))
             #expect(
                 results.allSatisfy {
-                    if case .failure(FetchError.cancelled) = $0 { true } else { false }
+                    if case .cancelled = $0.failureKind { true } else { false }
                 })
             // Each opening's thread sees its cancellation at its next step and frees its handle: wait (bounded) for
             // the counts to come back.

@@ -75,7 +75,7 @@
                     Thread.sleep(forTimeInterval: 0.05)  // into libcurl's TLS handshake; either way it is cancelled
                     handle.cancel()
                 }
-                guard case .failure(FetchError.cancelled) = result else {
+                guard case .cancelled = result.failureKind else {
                     Issue.record("expected cancelled, got \(result)")
                     return
                 }

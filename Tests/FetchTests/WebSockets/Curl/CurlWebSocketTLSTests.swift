@@ -32,7 +32,7 @@
             let error = await #expect(throws: FetchError.self) {
                 try await kind.make().openWebSocket(try server.url("/echo"))
             }
-            guard case .transport(let urlError, let request)? = error else {
+            guard case .transport(let urlError, let request) = error?.fetchKind else {
                 Issue.record("expected a transport error, got \(String(describing: error))")
                 return
             }
@@ -45,7 +45,7 @@
             let error = await #expect(throws: FetchError.self) {
                 try await transport.openWebSocket(try server.url("/echo", host: "localhost"))
             }
-            guard case .transport(let urlError, _)? = error else {
+            guard case .transport(let urlError, _) = error?.fetchKind else {
                 Issue.record("expected a transport error, got \(String(describing: error))")
                 return
             }
@@ -64,7 +64,7 @@
             let error = await #expect(throws: FetchError.self) {
                 try await wrong.openWebSocket(try server.url("/echo"))
             }
-            guard case .transport(let urlError, _)? = error else {
+            guard case .transport(let urlError, _) = error?.fetchKind else {
                 Issue.record("expected a transport error, got \(String(describing: error))")
                 return
             }

@@ -26,7 +26,7 @@
             let response = try opened.get()
             #expect(response.status == 101)
             (response.webSocketChannel as? any Cancellable)?.cancel()
-            if case .failure(FetchError.cancelled) = try await first.first() {
+            if case .cancelled = try await first.first().failureKind {
             } else {
                 Issue.record("the silent opening did not end as cancelled")
             }
@@ -47,7 +47,7 @@
             let second = Captured<Result<Response, any Error>>()
             _ = transport.openWebSocket(waiting, maximumMessageSize: 1 << 20) { second.capture($0) }
             let ended = try await second.first(timeout: .seconds(30))
-            guard case .failure(FetchError.timedOut) = ended else {
+            guard case .timedOut = ended.failureKind else {
                 Issue.record("a waiting opening past its timeout ended with \(ended)")
                 return
             }

@@ -84,7 +84,7 @@ import Testing
         #expect {
             try WebSocketHandshake.requestHead(for: request, key: Self.key)
         } throws: { error in
-            guard case FetchError.invalidRequest(let reason) = error else {
+            guard case .invalidRequest(let reason) = error.fetchKind else {
                 return false
             }
             return reason.hasPrefix("GET ws://example.com/chat: header name \"Bad Name\"")
@@ -97,7 +97,7 @@ import Testing
         #expect {
             try WebSocketHandshake.requestHead(for: request, key: Self.key)
         } throws: { error in
-            guard case FetchError.invalidRequest(let reason) = error else {
+            guard case .invalidRequest(let reason) = error.fetchKind else {
                 return false
             }
             return reason.hasPrefix("GET \(url): a WebSocket URL")
