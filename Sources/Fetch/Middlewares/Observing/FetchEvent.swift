@@ -7,11 +7,12 @@ import Foundation
 /// without breaking an app's code: test the name, with a `default` in a `switch`.
 ///
 /// ```swift
-/// let api = session.with(.observe { event in
-///     if event.name == .finished, let duration = event.duration {
-///         metrics.record(duration, status: event.status)
-///     }
-/// })
+/// let api = session.with(
+///     .observe { event in
+///         if event.name == .finished, let duration = event.duration {
+///             metrics.record(duration, status: event.status)
+///         }
+///     })
 /// ```
 ///
 /// A middleware of the app's own reports its events to the same observers through ``CallContext/report(_:)``:
