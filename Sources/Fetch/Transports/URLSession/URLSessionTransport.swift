@@ -11,8 +11,9 @@ import Foundation
 /// let session = Session(transport: URLSessionTransport(configuration: .ephemeral), callbackQueue: queue)
 /// ```
 ///
-/// A request's ``Request/timeout`` (or the configuration's `timeoutIntervalForRequest`) is the whole exchange,
-/// redirects included. A body that grows past the size limit ends the call with
+/// A request's own ``Request/timeout`` is the whole exchange, redirects included. A request without one keeps
+/// `URLSession`'s meaning of the configuration's `timeoutIntervalForRequest` (60 s by default): how long the server
+/// may send nothing, however long the whole exchange takes; `timeoutIntervalForResource` bounds it all. A body that grows past the size limit ends the call with
 /// ``FetchError/responseTooLarge(limit:request:)``, so that a broken or hostile server cannot make the process buffer
 /// without bound; the limit counts decoded bytes, and a request may set its own (``Request/maximumResponseSize``).
 /// Streams are not limited. A request that sets its own `Cookie` header is sent with exactly that header: the
@@ -306,13 +307,17 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ) {
         var urlRequest = urlRequest
         let timeout = urlRequest.timeoutInterval
-        if timeout > 0, timeout <= Self.longestTimer {
-            // A request's timeout is the whole exchange, as on libcurl: Fetch ends the call then itself. URLSession's
-            // own is how long the server may stay silent (a server that sends a byte a second would hold the call
-            // forever), and swift-corelibs-foundation truncates it to whole seconds; it is set past Fetch's, so that
-            // Fetch's deadline always comes first.
+        if request.timeout != nil, timeout > 0, timeout <= Self.longestTimer {
+            // A request's own timeout is the whole exchange, as on libcurl: Fetch ends the call then itself.
+            // URLSession's is how long the server may stay silent (a server that sends a byte a second would hold
+            // the call forever), and swift-corelibs-foundation truncates it to whole seconds; it is set past Fetch's,
+            // so that Fetch's deadline always comes first.
             urlRequest.timeoutInterval = timeout.rounded(.up) + 1
             call.endWithTimeout(after: timeout)
+        } else if timeout > 0, timeout.rounded(.up) != timeout {
+            // The configuration's `timeoutIntervalForRequest` keeps URLSession's meaning: how long the server may
+            // stay silent. swift-corelibs-foundation truncates it to whole seconds (0.5 s would time out at once).
+            urlRequest.timeoutInterval = timeout.rounded(.up)
         }
         let answered: TaskCall.Answered = { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
