@@ -36,7 +36,9 @@ public final class Session: RequestPerforming {
     /// ```
     ///
     /// - Parameters:
-    ///   - transport: What sends the requests. The default is a ``URLSessionTransport`` over `URLSession.shared`.
+    ///   - transport: What sends the requests. The default is a ``URLSessionTransport`` over `URLSession.shared`,
+    ///     which sends and keeps no cookies, on every platform, as ``CurlTransport``; see
+    ///     <doc:PlatformDifferences> for a store of your own.
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue; command-line
     ///     programs and servers, whose main queue may never run, pass a queue of their own or use the `async` forms.
     public init(transport: some Transport = URLSessionTransport(), callbackQueue: OperationQueue = .main) {

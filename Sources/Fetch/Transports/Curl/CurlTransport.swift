@@ -210,7 +210,19 @@
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) -> any Cancellable {
             let call = CurlCall(loop: loop)
-            var job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .head(completion))
+            var job: CurlJob
+            if let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) {
+                let request = cookies.adding(to: request)
+                let delivery = CurlJob.Delivery.head { result in
+                    if case .success(let (head, _)) = result {
+                        cookies.keep(head, of: request)
+                    }
+                    completion(result)
+                }
+                job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: delivery)
+            } else {
+                job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .head(completion))
+            }
             job.maximumBodyBytes = maximumBodyBytes
             loop.start(call, job)
             return call
