@@ -84,7 +84,8 @@ import Testing
             let run = try ChildTestRun(
                 filter: "CookieDefaultsTests/noCookieFileAppearsInTheUsersHome",
                 environment: [
-                    variable: "1", "HOME": home.url.path, "XDG_DATA_HOME": home.url.appendingPathComponent("share").path,
+                    variable: "1", "HOME": home.url.path,
+                    "XDG_DATA_HOME": home.url.appendingPathComponent("share").path,
                 ])
             let finished = try await run.finish(within: .seconds(120))
             #expect(finished.status == 0, "the run in a process of its own failed:\n\(finished.output)")
