@@ -25,7 +25,7 @@ public final class MockWebSocket: Sendable {
         case message(WebSocketMessage)
 
         /// The server closes the connection with a close frame.
-        case close(code: Int, reason: String)
+        case close(code: WebSocket.CloseCode, reason: String)
 
         /// The connection drops with no close frame (1006), as when the network goes.
         case drop
@@ -34,7 +34,7 @@ public final class MockWebSocket: Sendable {
     private struct State {
         var queue: [Event]
         var received: [WebSocketMessage] = []
-        var clientClose: (code: Int, reason: String)?
+        var clientClose: (code: WebSocket.CloseCode, reason: String)?
         var connections = 0
         /// The connection playing the script, and the receive it is waiting on.
         var current: Int?
@@ -87,7 +87,7 @@ public final class MockWebSocket: Sendable {
     }
 
     /// The code and reason of the client's close frame, once it has sent one.
-    public var clientClose: (code: Int, reason: String)? {
+    public var clientClose: (code: WebSocket.CloseCode, reason: String)? {
         state.withLock { $0.clientClose }
     }
 
@@ -116,8 +116,8 @@ public final class MockWebSocket: Sendable {
         case .message(let message):
             return { waiting(.success(.message(message))) }
         case .close(let code, let reason):
-            state.end(with: .success(.closed(code: code, reason: reason)))
-            return { waiting(.success(.closed(code: code, reason: reason))) }
+            state.end(with: .success(.closed(code: Int(code.rawValue), reason: reason)))
+            return { waiting(.success(.closed(code: Int(code.rawValue), reason: reason))) }
         case .drop:
             state.end(with: .failure(dropped))
             return { waiting(.failure(dropped)) }
@@ -186,7 +186,7 @@ public final class MockWebSocket: Sendable {
             completion(isOpen ? nil : MockWebSocket.closed)
         }
 
-        func close(code: Int, reason: String) {
+        func close(code: WebSocket.CloseCode, reason: String) {
             let waiting = server.state.withLock {
                 state -> (@Sendable (Result<WebSocketChannelEvent, any Error>) -> Void)? in
                 guard state.current == id else {
@@ -194,12 +194,12 @@ public final class MockWebSocket: Sendable {
                 }
                 state.clientClose = (code, reason)
                 // The server answers the close frame with its own, echoing the code: now, or at the next receive.
-                state.end(with: .success(.closed(code: code, reason: reason)))
+                state.end(with: .success(.closed(code: Int(code.rawValue), reason: reason)))
                 let waiting = state.waiting
                 state.waiting = nil
                 return waiting
             }
-            waiting?(.success(.closed(code: code, reason: reason)))
+            waiting?(.success(.closed(code: Int(code.rawValue), reason: reason)))
         }
 
         func cancel() {

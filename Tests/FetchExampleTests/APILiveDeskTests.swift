@@ -19,7 +19,10 @@ import Testing
             } catch {
                 post = "not a post"
             }
-            return [.message(.text(#"{"kind": "echo", "text": "\#(post)"}"#)), .close(code: 1000, reason: "closed")]
+            return [
+                .message(.text(#"{"kind": "echo", "text": "\#(post)"}"#)),
+                .close(code: .normalClosure, reason: "closed"),
+            ]
         }
         let handshakes = Locked<[String]>([])
         let api = Fixtures.api(
@@ -44,7 +47,7 @@ import Testing
                 DeskUpdate(kind: "event", text: "All-hands meeting, Main hall"),
                 DeskUpdate(kind: "echo", text: "Ada is in the office today"),
             ])
-        #expect(desk.closeCode == 1000)
+        #expect(desk.closeCode == .normalClosure)
     }
 
     @Test func aHandshakeTurnedDownWith401LogsInAgainAndOpens() async throws {

@@ -32,7 +32,7 @@ import Testing
         let desk = MockWebSocket(backend.deskUpdates().map { .message(.text($0)) }) { _ in
             [
                 .message(.text(#"{"kind":"echo","text":"\#(DemoFlow.deskPost.text)"}"#)),
-                .close(code: 1000, reason: "the desk is closed"),
+                .close(code: .normalClosure, reason: "the desk is closed"),
             ]
         }
         let lines = Captured<String>()

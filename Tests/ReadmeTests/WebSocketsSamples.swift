@@ -71,11 +71,12 @@ func webSocketEndingSample(socket: WebSocket) async throws {
         for try await message in socket {
             print(message)
         }
-        print("closed by the server: \(socket.closeCode ?? 1005) \(socket.closeReason ?? "")")
+        let code = socket.closeCode.map { String($0.rawValue) } ?? "no code"
+        print("closed by the server: \(code) \(socket.closeReason ?? "")")
     } catch let error as FetchError where error.code == .webSocketClosed {
         print("ended abnormally: \(error)")  // the code, who closed, and why
     }
-    socket.close(code: 1000, reason: "bye")  // after the end, does nothing
+    socket.close(code: .normalClosure, reason: "bye")  // after the end, does nothing
     // DOC-END
 }
 
@@ -111,7 +112,7 @@ struct ChatClient {
 
 @Test func joiningSaysSoAndReadsTheRoom() async throws {
     let server = MockWebSocket([.message(.text(#"{"text": "welcome"}"#))]) { sent in
-        [.message(sent), .close(code: 1000, reason: "")]  // echoes, then closes
+        [.message(sent), .close(code: .normalClosure, reason: "")]  // echoes, then closes
     }
     let client = ChatClient(performer: MockPerformer { _ in .webSocket(server) })
     let lines = try await client.join(7, as: "Ada")
@@ -124,7 +125,7 @@ struct ChatClient {
 @Test func readsTheRoomAcrossADrop() async throws {
     let server = MockWebSocket([
         .message(.text(#"{"text": "one"}"#)), .drop,
-        .message(.text(#"{"text": "two"}"#)), .close(code: 1000, reason: ""),
+        .message(.text(#"{"text": "two"}"#)), .close(code: .normalClosure, reason: ""),
     ])
     let scheduler = TestScheduler()
     let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
@@ -191,7 +192,7 @@ func openingAWebSocketDocCommentSample(session: Session, tokens: BearerAuthentic
     defer { try? FileManager.default.removeItem(at: directory) }  // a temporary directory left over is harmless
     let file = directory.appending(path: "chat.har")
     let server = MockWebSocket([.message(.text("welcome"))]) { sent in
-        [.message(sent), .close(code: 1000, reason: "")]
+        [.message(sent), .close(code: .normalClosure, reason: "")]
     }
     let socket = try await MockPerformer { _ in .webSocket(server) }.with(.record(to: file)).webSocket(ChatRoom(id: 7))
     try await socket.send("hello")

@@ -167,7 +167,7 @@ struct DemoFlow {
             // The sequence ended cleanly: the server closed with 1000 or 1001, and Fetch answered its close frame.
             transcript.passed(
                 "live desk (WebSocket): \(updates) updates and the echo; then the server closed with"
-                    + " \(desk.closeCode.map(String.init) ?? "no code"): \(desk.closeReason ?? "")")
+                    + " \(desk.closeCode.map { String($0.rawValue) } ?? "no code"): \(desk.closeReason ?? "")")
         } catch {
             desk.close()
             let received = updates == 1 ? "1 update" : "\(updates) updates"

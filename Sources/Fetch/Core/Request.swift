@@ -30,9 +30,10 @@ public protocol Request: Sendable {
     /// The request body, or `nil` for none. The default is `nil`.
     var body: Data? { get }
 
-    /// How long the whole exchange may take, redirects included, in seconds, or `nil` to use the performing
-    /// session's `URLSessionConfiguration.timeoutIntervalForRequest`; for a stream, how long the server may stay
-    /// silent. The default is `nil`.
+    /// How long the whole exchange may take, redirects included, in seconds; for a stream, how long the server may
+    /// stay silent. The default is `nil`: no deadline, only the performing session's idle timeout (its
+    /// `URLSessionConfiguration.timeoutIntervalForRequest`, 60 s by default and on libcurl, is how long the server may
+    /// send nothing, as in `URLSession`).
     var timeout: TimeInterval? { get }
 
     /// The most bytes of response body to read into memory, or `nil` for the transport's own limit (the

@@ -96,10 +96,40 @@ public enum DefaultDecoding {
     }
 }
 
-/// Reads ISO-8601 timestamps with or without fractional seconds.
+/// Reads ISO-8601 timestamps with or without fractional seconds, and writes them so that they read back the same.
 enum ISO8601 {
     private static let whole = Date.ISO8601FormatStyle()
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// `date` as an ISO-8601 internet date-time in UTC: whole seconds (`2026-11-30T08:42:12Z`) when it has no
+    /// fraction, else milliseconds (`.345Z`), or microseconds (`.345678Z`) when it has a finer fraction.
+    ///
+    /// Foundation's fractional style cuts the fraction to milliseconds rather than rounding it, and a parsed `.002`
+    /// is a `Double` just below it: written by Foundation it would come back as `.001`. Here the fraction is rounded
+    /// to the microsecond, which a `Date` of this era holds exactly enough, so that what ``date(from:)`` read is
+    /// written as it came (to six digits).
+    static func string(from date: Date) -> String {
+        let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard micros.isFinite, let total = Int64(exactly: micros) else {
+            return whole.format(date)  // beyond any calendar a server writes: whole seconds, as before
+        }
+        let (seconds, fraction) = total.quotientAndRemainder(dividingBy: 1_000_000)
+        // A negative remainder belongs to the second before (1969-12-31T23:59:59.5Z is -0.5 s).
+        let second = fraction < 0 ? seconds - 1 : seconds
+        let micro = fraction < 0 ? fraction + 1_000_000 : fraction
+        let stamp = whole.format(Date(timeIntervalSince1970: TimeInterval(second)))
+        guard micro != 0, stamp.hasSuffix("Z") else {
+            return stamp
+        }
+        let digits = micro % 1_000 == 0 ? pad(micro / 1_000, to: 3) : pad(micro, to: 6)
+        return "\(stamp.dropLast()).\(digits)Z"
+    }
+
+    /// `value`'s decimal digits, with leading zeros up to `width`.
+    private static func pad(_ value: Int64, to width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
 
     /// The date `text` names, or `nil` when it is not an ISO-8601 internet date-time.
     static func date(from text: String) -> Date? {

@@ -36,7 +36,8 @@ public final class Session: RequestPerforming {
     /// ```
     ///
     /// - Parameters:
-    ///   - transport: What sends the requests. The default is a ``URLSessionTransport`` over `URLSession.shared`.
+    ///   - transport: What sends the requests. The default is a ``URLSessionTransport`` over `URLSession.shared`,
+    ///     which sends and keeps no cookies on any platform, as ``CurlTransport`` does without a store of yours.
     ///   - callbackQueue: The queue on which completions are called. The default is the main queue; command-line
     ///     programs and servers, whose main queue may never run, pass a queue of their own or use the `async` forms.
     public init(transport: some Transport = URLSessionTransport(), callbackQueue: OperationQueue = .main) {

@@ -101,7 +101,7 @@ public final class WebSocket: AsyncSequence, Sendable {
                 return nil
             }
         }
-        channel?.close(code: Self.goingAway, reason: "")
+        channel?.close(code: .goingAway, reason: "")
     }
 
     /// The server's answer to the latest opening handshake: its `101 Switching Protocols` head, with the header
@@ -111,8 +111,8 @@ public final class WebSocket: AsyncSequence, Sendable {
     }
 
     /// The close code of the server's close frame, once it has arrived; `nil` before, or when the frame carried none.
-    public var closeCode: Int? {
-        state.withLock { $0.closeCode }
+    public var closeCode: CloseCode? {
+        CloseCode(state.withLock { $0.closeCode })
     }
 
     /// The reason in the server's close frame, once it has arrived: `""` when it gave none.
@@ -194,11 +194,10 @@ public final class WebSocket: AsyncSequence, Sendable {
     /// sequence ends. Closing twice does nothing.
     ///
     /// - Parameters:
-    ///   - code: The close code: 1000 (normal) by default. A code that RFC 6455 does not let an endpoint send (below
-    ///     1000, 1004 to 1006, 1015 to 2999, 5000 and above) is sent as 1000.
+    ///   - code: The close code: ``CloseCode/normalClosure`` (1000) by default. A code RFC 6455 does not let an
+    ///     endpoint send cannot be made (`CloseCode(rawValue: 1005)` is `nil`), so every code goes out as given.
     ///   - reason: Why, in at most 123 bytes of UTF-8 (longer is cut at a character). The default is none.
-    public func close(code: Int = 1000, reason: String = "") {
-        let code = Self.isSendable(code) ? code : 1000
+    public func close(code: CloseCode = .normalClosure, reason: String = "") {
         let action = state.withLock { state -> (() -> Void)? in
             guard !state.isClosedByClient else {
                 return nil
@@ -252,7 +251,7 @@ public final class WebSocket: AsyncSequence, Sendable {
                     channel.receive { continuation.resume(returning: $0) }
                 }
             } onCancel: {
-                self.close(code: Self.goingAway)
+                self.close(code: .goingAway)
             }
             if Task.isCancelled {
                 end(nil)
@@ -268,7 +267,8 @@ public final class WebSocket: AsyncSequence, Sendable {
                     state.closeReason = reason
                     return state.isClosedByClient
                 }
-                if isClosedByClient || code == nil || code == 1000 || (code == Self.goingAway && reconnectPolicy == nil)
+                if isClosedByClient || code == nil || code == 1000
+                    || (code == CloseCode.goingAway.value && reconnectPolicy == nil)
                 {
                     end(nil)
                     return nil
@@ -327,7 +327,7 @@ public final class WebSocket: AsyncSequence, Sendable {
         }
         throw ending
             ?? FetchError.webSocketClosed(
-                code: closeCode ?? 1000, reason: "the connection has closed; nothing was sent", request: request)
+                code: closeCode?.value ?? 1000, reason: "the connection has closed; nothing was sent", request: request)
     }
 
     /// Ends the sequence, with `error` or cleanly; the first end stays.
@@ -429,7 +429,7 @@ public final class WebSocket: AsyncSequence, Sendable {
                     return false
                 }
                 if isClosedByClient {
-                    opened.channel.close(code: 1000, reason: "")
+                    opened.channel.close(code: .normalClosure, reason: "")
                     throw FetchError.cancelled(request: request)
                 }
                 return opened.channel
@@ -446,9 +446,6 @@ public final class WebSocket: AsyncSequence, Sendable {
 
     // MARK: - Codes
 
-    /// 1001, going away: what a client that leaves sends.
-    private static let goingAway = 1001
-
     /// The codes of a server's close after which a policy reconnects: going away, internal error, service restart,
     /// try again later, bad gateway.
     private static let reconnectableCodes: Set<Int> = [1001, 1011, 1012, 1013, 1014]
@@ -463,11 +460,6 @@ public final class WebSocket: AsyncSequence, Sendable {
         default:
             false
         }
-    }
-
-    /// Whether RFC 6455 lets an endpoint send `code` (§7.4).
-    static func isSendable(_ code: Int) -> Bool {
-        (1000...1003).contains(code) || (1007...1014).contains(code) || (3000...4999).contains(code)
     }
 
     /// `error`, naming `request` when it is a ``FetchError`` that names none.

@@ -37,7 +37,7 @@ package protocol WebSocketChannel: AnyObject, Sendable {
     /// then waits a few seconds for the server's, and drops the connection. A waiting receive completes with
     /// ``WebSocketChannelEvent/closed(code:reason:)`` carrying what the server sent (or the code sent, if it sent
     /// none in time).
-    func close(code: Int, reason: String)
+    func close(code: WebSocket.CloseCode, reason: String)
 
     /// Drops the connection at once, with no closing handshake: whatever is waiting fails with
     /// ``FetchError/cancelled(request:)``.

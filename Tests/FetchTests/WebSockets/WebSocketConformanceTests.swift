@@ -109,7 +109,7 @@
             let played = try await play(hex, on: transport)
             #expect(played.end == nil)
             #expect(played.messages == lengths.map { .text(String(repeating: "a", count: $0)) })
-            #expect(played.socket.closeCode == 1000)
+            #expect(played.socket.closeCode == .normalClosure)
         }
 
         /// A burst of small messages that arrive in one read: the read-ahead fills and frees room while the loop
@@ -178,7 +178,8 @@
         @Test(arguments: SessionTransport.allCases)
         func closeCodesValidInvalidAndNone(on transport: SessionTransport) async throws {
             let normal = try await play(Self.close(1000, "done"), on: transport)
-            #expect(normal.end == nil && normal.socket.closeCode == 1000 && normal.socket.closeReason == "done")
+            #expect(
+                normal.end == nil && normal.socket.closeCode == .normalClosure && normal.socket.closeReason == "done")
             #expect(normal.clientClose == 1000, "the client echoes the server's code")
 
             let none = try await play(Self.close(nil), on: transport)

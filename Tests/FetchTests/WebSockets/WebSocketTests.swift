@@ -34,19 +34,19 @@ import Testing
 
     @Test func theServersMessagesArriveInOrderAndTheSequenceEndsWithItsClose() async throws {
         let server = MockWebSocket([
-            .message(.text("welcome")), .message(.binary(Data([0, 1, 2]))), .close(code: 1000, reason: "bye"),
+            .message(.text("welcome")), .message(.binary(Data([0, 1, 2]))), .close(code: .normalClosure, reason: "bye"),
         ])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
         let (messages, error) = await Self.drain(socket)
         #expect(error == nil)
         #expect(messages == [.text("welcome"), .binary(Data([0, 1, 2]))])
-        #expect(socket.closeCode == 1000)
+        #expect(socket.closeCode == .normalClosure)
         #expect(socket.closeReason == "bye")
         #expect(socket.response.status == 101)
     }
 
     @Test func whatTheClientSendsIsRecordedAndAnsweredByTheReply() async throws {
-        let server = MockWebSocket { sent in [.message(sent), .close(code: 1000, reason: "")] }
+        let server = MockWebSocket { sent in [.message(sent), .close(code: .normalClosure, reason: "")] }
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
         try await socket.send(Line(text: "hi"))
         let (messages, _) = await Self.drain(socket)
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func aServerCloseWithAnErrorCodeThrowsIt() async throws {
-        let server = MockWebSocket([.message(.text("a")), .close(code: 1011, reason: "crashed")])
+        let server = MockWebSocket([.message(.text("a")), .close(code: .internalServerError, reason: "crashed")])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
         let (messages, error) = await Self.drain(socket)
         #expect(messages == [.text("a")])
@@ -86,7 +86,7 @@ import Testing
         }
         #expect(reason.contains("crashed"))
         #expect(request?.url == Room().url)
-        #expect(socket.closeCode == 1011)
+        #expect(socket.closeCode == .internalServerError)
     }
 
     @Test func aDropWithoutAPolicyThrows1006() async throws {
@@ -104,7 +104,7 @@ import Testing
 
     @Test func aDropWithAPolicyReconnectsAfterTheBackoffAndTheSequenceGoesOn() async throws {
         let server = MockWebSocket([
-            .message(.text("one")), .drop, .message(.text("two")), .close(code: 1000, reason: ""),
+            .message(.text("one")), .drop, .message(.text("two")), .close(code: .normalClosure, reason: ""),
         ])
         let scheduler = TestScheduler()
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
@@ -118,13 +118,13 @@ import Testing
     }
 
     @Test func aServerThatGoesAwayIsReconnectedToOnlyWithAPolicy() async throws {
-        let script: [MockWebSocket.Event] = [.close(code: 1001, reason: "restart"), .message(.text("back"))]
+        let script: [MockWebSocket.Event] = [.close(code: .goingAway, reason: "restart"), .message(.text("back"))]
         let without = MockWebSocket(script)
         let ended = try await MockPerformer { _ in .webSocket(without) }.webSocket(Room())
         let (none, error) = await Self.drain(ended)
-        #expect(none.isEmpty && error == nil && ended.closeCode == 1001)
+        #expect(none.isEmpty && error == nil && ended.closeCode == .goingAway)
 
-        let with = MockWebSocket(script + [.close(code: 1000, reason: "")])
+        let with = MockWebSocket(script + [.close(code: .normalClosure, reason: "")])
         let socket = try await MockPerformer { _ in .webSocket(with) }.webSocket(
             Room(), reconnectPolicy: ReconnectPolicy(), scheduler: TestScheduler())
         let (messages, _) = await Self.drain(socket)
@@ -161,7 +161,9 @@ import Testing
         // a failed attempt, and the policy's five end the sequence instead of reconnecting forever.
         // (A normal close ends the script, so that a socket that went on reconnecting would end there, not hang.)
         let server = MockWebSocket(
-            Array(repeating: .close(code: 1011, reason: "crashed"), count: 20) + [.close(code: 1000, reason: "")])
+            Array(repeating: .close(code: .internalServerError, reason: "crashed"), count: 20) + [
+                .close(code: .normalClosure, reason: "")
+            ])
         let scheduler = TestScheduler()
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
             Room(), reconnectPolicy: ReconnectPolicy(), scheduler: scheduler)
@@ -183,8 +185,10 @@ import Testing
     }
 
     @Test func aConnectionThatDeliversAMessageResetsTheFailedAttempts() async throws {
-        let closes = Array(repeating: MockWebSocket.Event.close(code: 1011, reason: "crashed"), count: 3)
-        let server = MockWebSocket(closes + [.message(.text("x"))] + closes + closes + [.close(code: 1000, reason: "")])
+        let closes = Array(
+            repeating: MockWebSocket.Event.close(code: .internalServerError, reason: "crashed"), count: 3)
+        let server = MockWebSocket(
+            closes + [.message(.text("x"))] + closes + closes + [.close(code: .normalClosure, reason: "")])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
             Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
         let (messages, error) = await Self.drain(socket)
@@ -261,23 +265,34 @@ import Testing
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
         var iterator = socket.makeAsyncIterator()
         #expect(try await iterator.next() == .text("a"))
-        socket.close(code: 4000, reason: "done")
+        socket.close(code: try #require(WebSocket.CloseCode(rawValue: 4000)), reason: "done")
         #expect(try await iterator.next() == nil)
-        #expect(server.clientClose?.code == 4000)
+        #expect(server.clientClose?.code.rawValue == 4000)
         #expect(server.clientClose?.reason == "done")
         // The server's answer to the close carries the code back.
-        #expect(socket.closeCode == 4000)
+        #expect(socket.closeCode?.rawValue == 4000)
         // So it does when the close comes before anyone waits for a message.
         let early = try await MockPerformer { _ in .webSocket(MockWebSocket()) }.webSocket(Room())
-        early.close(code: 4001, reason: "early")
+        early.close(code: try #require(WebSocket.CloseCode(rawValue: 4001)), reason: "early")
         for try await message in early {
             Issue.record("no message expected, got \(message)")
         }
-        #expect(early.closeCode == 4001 && early.closeReason == "early")
-        // A code no endpoint may send goes as 1000.
-        let other = MockWebSocket()
-        try await MockPerformer { _ in .webSocket(other) }.webSocket(Room()).close(code: 1005)
-        #expect(other.clientClose?.code == 1000)
+        #expect(early.closeCode?.rawValue == 4001 && early.closeReason == "early")
+    }
+
+    /// A code RFC 6455 does not let an endpoint send cannot be made, so a close never goes out with a code changed
+    /// on the way (it used to go as 1000); every code it allows can.
+    @Test func aCloseCodeNoEndpointMaySendCannotBeMade() throws {
+        for forbidden: UInt16 in [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, .max] {
+            #expect(WebSocket.CloseCode(rawValue: forbidden) == nil, "\(forbidden)")
+        }
+        for allowed: UInt16 in [1000, 1003, 1007, 1011, 1014, 3000, 4999] {
+            #expect(WebSocket.CloseCode(rawValue: allowed)?.rawValue == allowed, "\(allowed)")
+        }
+        #expect(WebSocket.CloseCode.normalClosure.rawValue == 1000 && WebSocket.CloseCode.goingAway.rawValue == 1001)
+        #expect(WebSocket.CloseCode.protocolError.rawValue == 1002)
+        #expect(WebSocket.CloseCode.policyViolation.rawValue == 1008)
+        #expect(WebSocket.CloseCode.internalServerError.rawValue == 1011)
     }
 
     @Test func cancellingTheIteratingTaskClosesWithGoingAway() async throws {
@@ -287,7 +302,7 @@ import Testing
         reader.cancel()
         let (_, error) = await reader.value
         #expect((error as? FetchError)?.code == .cancelled)
-        #expect(server.clientClose?.code == 1001)
+        #expect(server.clientClose?.code == .goingAway)
     }
 
     @Test func aMessageOverTheLimitCloses1009() async throws {

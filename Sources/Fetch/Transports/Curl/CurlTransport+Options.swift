@@ -1,6 +1,10 @@
 #if os(Linux)
     import Foundation
 
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
     extension CurlTransport {
         /// How a ``CurlTransport`` connects: connection limits, HTTP version and TLS settings.
         ///
@@ -38,6 +42,11 @@
             /// every encoding it names.
             package var requestsCompression: Bool
 
+            /// Where the transport keeps cookies: each request gets the store's cookies for its URL, and each
+            /// response's `Set-Cookie` fields go into it, as with a `URLSessionConfiguration`'s
+            /// `httpCookieStorage`. `nil` (the default) sends and keeps none.
+            package var cookieStorage: HTTPCookieStorage?
+
             /// Creates options.
             ///
             /// - Parameters:
@@ -55,18 +64,23 @@
             ///     libcurl can decode (`gzip`, `deflate`, `br`, `zstd` as built in) and get the body decoded. The
             ///     default is `false`: only a request that sets `Accept-Encoding` itself gets compressed responses,
             ///     decoded when libcurl knows every encoding it names.
+            ///   - cookieStorage: Where the transport keeps cookies, for example an `HTTPCookieStorage` that outlives
+            ///     the process. `nil` (the default) sends and keeps none, as ``URLSessionTransport`` over
+            ///     `URLSession.shared`. A request with a `Cookie` header of its own keeps the store out.
             public init(
                 maximumConnectionsPerHost: Int = 6,
                 httpVersion: HTTPVersion = .http2OverTLS,
                 certificateAuthorityFile: URL? = nil,
                 pinnedPublicKeys: [String] = [],
-                requestsCompression: Bool = false
+                requestsCompression: Bool = false,
+                cookieStorage: HTTPCookieStorage? = nil
             ) {
                 self.maximumConnectionsPerHost = maximumConnectionsPerHost
                 self.httpVersion = httpVersion
                 self.certificateAuthorityFile = certificateAuthorityFile
                 self.pinnedPublicKeys = pinnedPublicKeys
                 self.requestsCompression = requestsCompression
+                self.cookieStorage = cookieStorage
             }
 
             /// Throws when a setting cannot work, so that the mistake shows when the transport is made.

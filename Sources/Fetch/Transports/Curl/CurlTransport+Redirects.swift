@@ -15,7 +15,7 @@
         ///
         /// - Parameters:
         ///   - request: The first request.
-        ///   - timeout: The longest the whole exchange may take, every hop included.
+        ///   - timeout: The longest the whole exchange may take, every hop included; `.infinity` for no limit.
         ///   - redirectPolicy: Which redirects to follow.
         ///   - completion: Called once, on the transport's thread, with the last response or the error.
         /// - Returns: The call, to cancel it.
@@ -35,10 +35,12 @@
         }
 
         /// Sends `request` and follows its redirects as ``send(_:timeout:redirectPolicy:completion:)`` does, and
-        /// answers with the last head as libcurl collected it.
+        /// answers with the last head as libcurl collected it, ending a hop that receives nothing for `idleTimeout`
+        /// seconds (`0` for no limit).
         func sendForHead(
             _ request: URLRequest,
             timeout: TimeInterval,
+            idleTimeout: TimeInterval = 0,
             redirectPolicy: RedirectPolicy,
             maximumBodyBytes: Int = .max,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
@@ -51,7 +53,8 @@
                 transport: self,
                 policy: redirectPolicy,
                 originalURL: url,
-                deadline: Date().addingTimeInterval(timeout),
+                deadline: timeout.isFinite && timeout > 0 ? Date().addingTimeInterval(timeout) : nil,
+                idleTimeout: idleTimeout,
                 maximumBodyBytes: maximumBodyBytes,
                 completion: completion
             )
@@ -71,7 +74,10 @@
 
         private let transport: CurlTransport
         private let policy: RedirectPolicy
-        private let deadline: Date
+        /// When the whole exchange must be over; `nil` for no limit.
+        private let deadline: Date?
+        /// How long each hop may receive nothing, in seconds; `0` for no limit.
+        private let idleTimeout: TimeInterval
         private let maximumBodyBytes: Int
         private let completion: @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         private let state: Locked<State>
@@ -80,13 +86,15 @@
             transport: CurlTransport,
             policy: RedirectPolicy,
             originalURL: URL,
-            deadline: Date,
+            deadline: Date?,
+            idleTimeout: TimeInterval,
             maximumBodyBytes: Int,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) {
             self.transport = transport
             self.policy = policy
             self.deadline = deadline
+            self.idleTimeout = idleTimeout
             self.maximumBodyBytes = maximumBodyBytes
             self.completion = completion
             self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL)))
@@ -102,13 +110,14 @@
 
         /// Sends one hop with what is left of the timeout.
         func send(_ request: URLRequest) {
-            let remaining = deadline.timeIntervalSinceNow
+            let remaining = deadline?.timeIntervalSinceNow ?? .infinity
             guard remaining > 0 else {
                 completion(.failure(FetchError.timedOut()))
                 return
             }
-            let hop = transport.sendForHead(request, timeout: remaining, maximumBodyBytes: maximumBodyBytes) {
-                [self] result in
+            let hop = transport.sendForHead(
+                request, timeout: remaining, idleTimeout: idleTimeout, maximumBodyBytes: maximumBodyBytes
+            ) { [self] result in
                 arrived(result, for: request)
             }
             let isCancelled = state.withLock { state in

@@ -50,7 +50,21 @@
             receive: @escaping @Sendable (StreamEvent) -> Void
         ) -> any Cancellable {
             let call = CurlCall(loop: loop)
-            let job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+            guard let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) else {
+                loop.start(
+                    call,
+                    CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive)))
+                return call
+            }
+            let request = cookies.adding(to: request)
+            let job = CurlJob(
+                request: request, timeout: timeout, idleTimeout: idleTimeout,
+                delivery: .stream { event in
+                    if case .response(let head) = event {
+                        cookies.keep(head, of: request)
+                    }
+                    receive(event)
+                })
             loop.start(call, job)
             return call
         }

@@ -14,8 +14,9 @@
     /// ```
     ///
     /// A session behaves the same on it as on ``URLSessionTransport``: every middleware, parser, timeout,
-    /// cancellation, redirect rule and stream works unchanged. A request without a ``Request/timeout`` may take 60
-    /// seconds in all, redirects included.
+    /// cancellation, redirect rule and stream works unchanged. A request's own ``Request/timeout`` bounds the whole
+    /// exchange, redirects included; a request without one may take as long as it needs, but fails when the server
+    /// sends nothing for 60 seconds, as `URLSession`'s default `timeoutIntervalForRequest` does.
     ///
     /// libcurl is loaded at run time (`libcurl.so.4`, which every Linux machine that runs Foundation has); creating a
     /// transport throws ``CurlTransportError`` when it cannot be loaded or is older than 7.68.0.
@@ -32,11 +33,9 @@
     /// Releasing the transport (once no session, pipeline or call uses it) cancels the requests still in flight and
     /// stops its thread.
     public final class CurlTransport: RestrictedThreadTransport, CancellingTransport {
-        /// The timeout of a request that sets none: the whole exchange, every redirect included, in seconds.
-        ///
-        /// URLSession's default is 60 s too, but there it is how long the server may stay silent; libcurl's timeout
-        /// bounds the whole exchange, as a request's own ``Request/timeout`` does on both transports.
-        static let defaultTimeout: TimeInterval = 60
+        /// How long the server may send nothing to a request that sets no ``Request/timeout``, in seconds:
+        /// `URLSession`'s default `timeoutIntervalForRequest`, with its meaning (an idle timeout, not a deadline).
+        package static let defaultTimeout: TimeInterval = 60
 
         /// The settings the transport was created with.
         package let options: Options
@@ -44,6 +43,8 @@
         let redirectPolicy: RedirectPolicy
         /// The most bytes of a body read into memory, unless the request sets its own.
         let maximumResponseSize: Int
+        /// How long the server may send nothing to a request that sets no ``Request/timeout``, in seconds.
+        let idleTimeout: TimeInterval
 
         let loop: CurlEventLoop
 
@@ -72,18 +73,21 @@
                 maximumResponseSize: maximumResponseSize)
         }
 
-        /// Creates a transport on the library `libraryName`: tests pass a name that does not exist.
+        /// Creates a transport on the library `libraryName`: tests pass a name that does not exist, or an idle
+        /// timeout of a second.
         package init(
             options: Options,
             libraryName: String,
             redirectPolicy: RedirectPolicy = RedirectPolicy(),
-            maximumResponseSize: Int = 100 << 20
+            maximumResponseSize: Int = 100 << 20,
+            idleTimeout: TimeInterval = CurlTransport.defaultTimeout
         ) throws {
             try options.validate()
             let library = try CurlLibrary.load(libraryName)
             self.options = options
             self.redirectPolicy = redirectPolicy
             self.maximumResponseSize = maximumResponseSize
+            self.idleTimeout = idleTimeout
             self.loop = try CurlEventLoop(options: options, library: library)
         }
 
@@ -103,7 +107,7 @@
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> any Cancellable {
             let urlRequest: URLRequest
-            switch Exchange.makeURLRequest(for: request, defaultTimeout: Self.defaultTimeout) {
+            switch Exchange.makeURLRequest(for: request, defaultTimeout: idleTimeout) {
             case .success(let built):
                 urlRequest = built
             case .failure(let error):
@@ -111,9 +115,12 @@
                 return CompletedCall()
             }
             let timeout = urlRequest.timeoutInterval
+            // A request's own timeout is the whole exchange; the default is how long the server may stay silent.
+            let isDeadline = request.timeout != nil
             let limit = request.maximumResponseSize ?? maximumResponseSize
             return sendForHead(
-                urlRequest, timeout: timeout, redirectPolicy: redirectPolicy, maximumBodyBytes: limit
+                urlRequest, timeout: isDeadline ? timeout : .infinity, idleTimeout: isDeadline ? 0 : timeout,
+                redirectPolicy: redirectPolicy, maximumBodyBytes: limit
             ) { result in
                 switch result {
                 case .success(let (head, data)):
@@ -141,7 +148,7 @@
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
         ) -> any Cancellable {
             let urlRequest: URLRequest
-            switch Exchange.makeURLRequest(for: request, defaultTimeout: Self.defaultTimeout) {
+            switch Exchange.makeURLRequest(for: request, defaultTimeout: idleTimeout) {
             case .success(let built):
                 urlRequest = built
             case .failure(let error):
@@ -198,11 +205,24 @@
         func sendForHead(
             _ request: URLRequest,
             timeout: TimeInterval,
+            idleTimeout: TimeInterval = 0,
             maximumBodyBytes: Int = .max,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) -> any Cancellable {
             let call = CurlCall(loop: loop)
-            var job = CurlJob(request: request, timeout: timeout, delivery: .head(completion))
+            var job: CurlJob
+            if let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) {
+                let request = cookies.adding(to: request)
+                let delivery = CurlJob.Delivery.head { result in
+                    if case .success(let (head, _)) = result {
+                        cookies.keep(head, of: request)
+                    }
+                    completion(result)
+                }
+                job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: delivery)
+            } else {
+                job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .head(completion))
+            }
             job.maximumBodyBytes = maximumBodyBytes
             loop.start(call, job)
             return call

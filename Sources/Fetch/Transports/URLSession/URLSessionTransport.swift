@@ -11,12 +11,16 @@ import Foundation
 /// let session = Session(transport: URLSessionTransport(configuration: .ephemeral), callbackQueue: queue)
 /// ```
 ///
-/// A request's ``Request/timeout`` (or the configuration's `timeoutIntervalForRequest`) is the whole exchange,
-/// redirects included. A body that grows past the size limit ends the call with
+/// A request's own ``Request/timeout`` is the whole exchange, redirects included. A request without one keeps
+/// `URLSession`'s meaning of the configuration's `timeoutIntervalForRequest` (60 s by default): how long the server
+/// may send nothing, however long the whole exchange takes; `timeoutIntervalForResource` bounds it all. A body that grows past the size limit ends the call with
 /// ``FetchError/responseTooLarge(limit:request:)``, so that a broken or hostile server cannot make the process buffer
 /// without bound; the limit counts decoded bytes, and a request may set its own (``Request/maximumResponseSize``).
-/// Streams are not limited. A request that sets its own `Cookie` header is sent with exactly that header: the
-/// `URLSession`'s cookie storage neither adds to it nor keeps the cookies of its response. Where a transport over a
+/// Streams are not limited. Cookies are kept only in a store of your choosing: the `httpCookieStorage` of the
+/// configuration or `URLSession` you pass (`.ephemeral`'s keeps them in memory). Over `URLSession.shared`, the
+/// default and ``Session``'s, no cookie is sent or kept, as on ``CurlTransport``; on Linux its storage would write
+/// them to a file in the user's home. A request that sets its own `Cookie` header is sent with exactly that header:
+/// the `URLSession`'s cookie storage neither adds to it nor keeps the cookies of its response. Where a transport over a
 /// `URLSession` of yours differs by platform: <doc:PlatformDifferences>.
 public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport {
     /// The `URLSession` that sends the requests.
@@ -43,6 +47,9 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     /// Invalidates an owned `URLSession` once no pipeline uses it any more, and on Linux makes the one without
     /// cookie storage.
     private let owner: Owner?
+    /// Whether every request keeps the `URLSession`'s cookie storage out: over `URLSession.shared` on Apple
+    /// platforms, where `httpShouldHandleCookies` holds (on Linux that session's configuration is copied without).
+    private let sendsNoCookies: Bool
     /// Sends the streamed requests; `nil` when they are read whole through ``send(_:completion:)``.
     private let streams: Streams?
 
@@ -106,7 +113,8 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     /// event of Fetch's tasks; streams are then read whole, within the size limit. See <doc:PlatformDifferences>.
     ///
     /// - Parameters:
-    ///   - session: The `URLSession` to send through. The default is `URLSession.shared`.
+    ///   - session: The `URLSession` to send through. The default is `URLSession.shared`, over which no cookie is
+    ///     sent or kept (pass a `URLSession` whose configuration has the cookie storage you choose to keep them).
     ///   - redirectPolicy: How redirects are followed; it holds for `URLSession.shared` too.
     ///   - maximumResponseSize: The most bytes of a response body read into memory. The default is 100 MiB.
     public init(
@@ -121,21 +129,27 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             let challenges = (session.delegate as? any URLSessionTaskDelegate).map {
                 TaskDelegate.CallersDelegate(session: session, delegate: $0)
             }
+            // `URLSession.shared`'s storage is `HTTPCookieStorage.shared`, a file in the user's home: never asked for.
+            let configuration =
+                session === URLSession.shared ? Self.withoutCookieStorage(session.configuration) : session.configuration
             self.init(
-                configuration: session.configuration, redirectPolicy: redirectPolicy,
+                configuration: configuration, redirectPolicy: redirectPolicy,
                 maximumResponseSize: maximumResponseSize, challenges: challenges)
         #else
             // A task's own delegate sees each chunk, on any `URLSession`.
             self.init(
                 session, owned: false, tasks: TaskDelegate(redirectPolicy: redirectPolicy),
                 maximumResponseSize: maximumResponseSize,
-                streams: Streams(sharing: session, redirectPolicy: redirectPolicy))
+                streams: Streams(sharing: session, redirectPolicy: redirectPolicy),
+                sendsNoCookies: session === URLSession.shared)
         #endif
     }
 
     private init(
-        _ urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int, streams: Streams?
+        _ urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int, streams: Streams?,
+        sendsNoCookies: Bool = false
     ) {
+        self.sendsNoCookies = sendsNoCookies
         #if canImport(FoundationNetworking)
             self.sendsCompleteOnRestrictedThread = urlSession.delegateQueue is InlineDelegateQueue
         #else
@@ -306,13 +320,17 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ) {
         var urlRequest = urlRequest
         let timeout = urlRequest.timeoutInterval
-        if timeout > 0, timeout <= Self.longestTimer {
-            // A request's timeout is the whole exchange, as on libcurl: Fetch ends the call then itself. URLSession's
-            // own is how long the server may stay silent (a server that sends a byte a second would hold the call
-            // forever), and swift-corelibs-foundation truncates it to whole seconds; it is set past Fetch's, so that
-            // Fetch's deadline always comes first.
+        if request.timeout != nil, timeout > 0, timeout <= Self.longestTimer {
+            // A request's own timeout is the whole exchange, as on libcurl: Fetch ends the call then itself.
+            // URLSession's is how long the server may stay silent (a server that sends a byte a second would hold
+            // the call forever), and swift-corelibs-foundation truncates it to whole seconds; it is set past Fetch's,
+            // so that Fetch's deadline always comes first.
             urlRequest.timeoutInterval = timeout.rounded(.up) + 1
             call.endWithTimeout(after: timeout)
+        } else if timeout > 0, timeout.rounded(.up) != timeout {
+            // The configuration's `timeoutIntervalForRequest` keeps URLSession's meaning: how long the server may
+            // stay silent. swift-corelibs-foundation truncates it to whole seconds (0.5 s would time out at once).
+            urlRequest.timeoutInterval = timeout.rounded(.up)
         }
         let answered: TaskCall.Answered = { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
@@ -387,7 +405,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ) -> URLRequest? {
         switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
         case .success(var built):
-            if built.value(forHTTPHeaderField: "Cookie") != nil {
+            if sendsNoCookies || built.value(forHTTPHeaderField: "Cookie") != nil {
                 built.httpShouldHandleCookies = false
             }
             return built

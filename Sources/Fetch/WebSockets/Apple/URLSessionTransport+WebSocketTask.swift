@@ -196,9 +196,11 @@
             }
         }
 
-        func close(code: Int, reason: String) {
-            state.withLock { $0.clientClose = (code, reason) }
-            let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .normalClosure
+        func close(code: WebSocket.CloseCode, reason: String) {
+            state.withLock { $0.clientClose = (code.value, reason) }
+            // An imported `NS_ENUM`'s `init(rawValue:)` takes any value, 3000 to 4999 included: the fallback is never
+            // taken on Apple platforms, where alone this file is built.
+            let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: code.value) ?? .normalClosure
             task.cancel(with: closeCode, reason: Data(reason.utf8.prefix(123)))
         }
 

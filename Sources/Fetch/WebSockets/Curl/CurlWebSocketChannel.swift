@@ -50,8 +50,8 @@
         }
 
         /// Starts the closing handshake (see ``WebSocketChannel/close(code:reason:)``).
-        func close(code: Int, reason: String) {
-            loop.run(.close(code: code, reason: reason), on: identifier)
+        func close(code: WebSocket.CloseCode, reason: String) {
+            loop.run(.close(code: code.value, reason: reason), on: identifier)
         }
 
         /// Reports the bytes of control frames the connection has queued and not written (see

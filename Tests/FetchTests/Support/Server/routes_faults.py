@@ -1,6 +1,7 @@
 """Routes for the fault tests: an authentication challenge, a trickling body, a reset, a body cut midway, a chunked
 body of any size, and a counted body that records how much of it the socket took."""
 
+import select
 import socket
 import struct
 import threading
@@ -37,6 +38,23 @@ def trickle(exchange, match):
         time.sleep(every)
         exchange.wfile.write(b"x")
         exchange.wfile.flush()
+
+
+@route(r"/faults/silent")
+def silent(exchange, match):
+    """200 with a Content-Length of 1, then nothing until the client goes (30 s at most), then the byte."""
+    exchange.send_response(200)
+    exchange.send_header("Content-Type", "application/octet-stream")
+    exchange.send_header("Content-Length", "1")
+    exchange.end_headers()
+    exchange.wfile.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([exchange.connection], [], [], 0.1)
+        if readable and not exchange.connection.recv(1, socket.MSG_PEEK):
+            return  # the client closed the connection: it timed out
+    exchange.wfile.write(b"x")
+    exchange.wfile.flush()
 
 
 @route(r"/faults/reset")

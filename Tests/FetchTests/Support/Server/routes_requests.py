@@ -238,3 +238,13 @@ def set_cookie(exchange, match):
 def seen_cookies(exchange, match):
     """Every Cookie field of the request as it arrived, each apart and in order: {"cookies": ["user=B"]}."""
     exchange.send_json(200, {"cookies": exchange.headers.get_all("Cookie") or []})
+
+
+@route(r"/requests/cookies/([\w-]+)/guarded")
+def guarded_by_cookie(exchange, match):
+    """200 for Authorization: Bearer good, or for a request that carries the set route's cookie (a login cookie, as
+    Jupyter Server's); 403 for any other: {"cookies": [...]} either way."""
+    cookies = exchange.headers.get_all("Cookie") or []
+    if exchange.headers.get("Authorization") == "Bearer good" or any("user=" in c for c in cookies):
+        return exchange.send_json(200, {"cookies": cookies})
+    exchange.send_json(403, {"error": True, "reason": "a wrong token and no login cookie", "cookies": cookies})

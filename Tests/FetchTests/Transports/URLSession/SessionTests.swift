@@ -149,7 +149,7 @@ import Testing
         #expect(String(decoding: answer, as: UTF8.self) == #"{"delayed": 100}"#)
     }
 
-    /// URLSession only: a curl session has no `URLSessionConfiguration` (its default timeout is 60 s in all).
+    /// URLSession only: a curl session has no `URLSessionConfiguration` (its idle timeout is 60 s).
     @Test func theSessionConfigurationsTimeoutAppliesWhenTheRequestSetsNone() async throws {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 0.5

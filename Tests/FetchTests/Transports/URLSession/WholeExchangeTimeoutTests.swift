@@ -30,22 +30,6 @@ import Testing
         #expect(seconds == nil || seconds == 1)
     }
 
-    /// The configuration's `timeoutIntervalForRequest`, which a request without a timeout gets, is the whole
-    /// exchange too.
-    @Test func theConfigurationsTimeoutIsTheWholeExchangeToo() async throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 1
-        let session = Session(
-            transport: URLSessionTransport(configuration: configuration), callbackQueue: OperationQueue())
-        let url = server.url("/faults/trickle/40?every=0.2")
-        let result: Result<Data, any Error> = await Result { try await session.perform(APIRequest(url)) }
-        guard case .timedOut(_, let seconds) = try fetchError(result).fetchKind else {
-            Issue.record("expected the timeout, got \(result)")
-            return
-        }
-        #expect(seconds == 1)
-    }
-
     /// A trickle that ends within the timeout arrives whole.
     @Test(arguments: SessionInitialiser.allCases)
     func aTrickleWithinTheTimeoutArrives(_ initialiser: SessionInitialiser) async throws {

@@ -23,7 +23,7 @@
             let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31) })
             try await channel.send(.binary(bytes))
             #expect(try await channel.receive() == .message(.binary(bytes)))
-            channel.close(code: 1000, reason: "")
+            channel.close(code: .normalClosure, reason: "")
         }
 
         @Test func answersTheServersPingWithAPongCarryingItsPayload() async throws {
@@ -76,7 +76,7 @@
             let transport = try CurlTransport()
             let id = UUID().uuidString
             let channel = try await transport.channel(try server.url("/echo?id=\(id)"))
-            channel.close(code: 4000, reason: "bye now")
+            channel.close(code: try #require(WebSocket.CloseCode(rawValue: 4000)), reason: "bye now")
             #expect(try await channel.receive() == .closed(code: 4000, reason: ""))
             #expect(try await closeReport(id, from: server, transport: transport) == ["4000", "bye now"])
             await #expect(throws: FetchError.self) { try await channel.send(.text("too late")) }
@@ -94,7 +94,7 @@
         @Test func aCloseTheServerNeverAnswersEndsAfterFiveSecondsWithTheCodeSent() async throws {
             let channel = try await CurlTransport().channel(try server.url("/deaf"))
             let started = ContinuousClock.now
-            channel.close(code: 4002, reason: "anyone?")
+            channel.close(code: try #require(WebSocket.CloseCode(rawValue: 4002)), reason: "anyone?")
             #expect(try await channel.receive() == .closed(code: 4002, reason: "anyone?"))
             // Not before the closing timeout; after it, as soon as the loop's thread gets to run (on a loaded machine,
             // under Thread Sanitizer, several seconds later), within a bound that only a loop that never gave up

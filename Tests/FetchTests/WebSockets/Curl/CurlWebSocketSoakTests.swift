@@ -49,7 +49,7 @@
                 #expect(try await channel.receive() == .message(.text("\(index)")))
                 switch index % 3 {
                 case 0:
-                    channel.close(code: 1000, reason: "")
+                    channel.close(code: .normalClosure, reason: "")
                     #expect(try await channel.receive() == .closed(code: 1000, reason: ""))
                 case 1:
                     channel.cancel()

@@ -85,7 +85,7 @@
     {
         let channel = try await transport.channel(try server.url("/report?id=\(id)"))
         let text = try await channel.receiveText()
-        channel.close(code: 1000, reason: "")
+        channel.close(code: .normalClosure, reason: "")
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         guard let close = object?["report"] as? [Any] else {
             return nil

@@ -23,7 +23,7 @@
             let bytes = Data(repeating: 7, count: 200_000)  // more than one TLS record
             try await channel.send(.binary(bytes))
             #expect(try await channel.receive() == .message(.binary(bytes)))
-            channel.close(code: 1000, reason: "")
+            channel.close(code: .normalClosure, reason: "")
             #expect(try await channel.receive() == .closed(code: 1000, reason: ""))
         }
 
