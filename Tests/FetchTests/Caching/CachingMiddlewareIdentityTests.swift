@@ -425,11 +425,24 @@ struct Answer: Decodable, Parsable, Equatable {
 }
 
 /// The two-user case end to end, through each transport's `Session` against the test server.
+///
+/// The caches age responses by the suite's ``TestClock``, which moves only when a test moves it: a response's
+/// freshness then says whose it is and whether it was stored, not how long the machine took between two calls (under
+/// Thread Sanitizer, beside the other suites, CI saw 70 s between a test's first and third call, past `max-age=60`).
 @Suite struct CachingMiddlewareIdentityServerTests {
     let server: TestServer
+    let clock = TestClock()
 
     init() throws {
         server = try TestServer.running()
+    }
+
+    /// A cache on the suite's clock, in memory or (with `directory`) on disk with every hit read from disk.
+    func makeCache(directory: URL?) throws -> ResponseCache {
+        guard let directory else {
+            return ResponseCache { [clock] in clock.now }
+        }
+        return try ResponseCache(directory: directory, maximumBytes: 0) { [clock] in clock.now }
     }
 
     func makePerformer(_ transport: SessionTransport, directory: URL?) throws -> CachedPerformer {
@@ -438,10 +451,15 @@ struct Answer: Decodable, Parsable, Equatable {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         let session = try makeSession(transport, configuration: configuration)
-        if let directory {
-            return try CachedPerformer(session, ResponseCache(directory: directory, maximumBytes: 0))
-        }
-        return CachedPerformer(session, ResponseCache())
+        return CachedPerformer(session, try makeCache(directory: directory))
+    }
+
+    /// Moves the suite's clock and the clock of the `/cacheable` path forward together, as time passes for both.
+    func advance(_ path: String, by seconds: TimeInterval) async throws {
+        clock.advance(by: seconds)
+        let id = path.split(separator: "/").last.map(String.init) ?? ""
+        let request = TestRequest(server.url("/cacheable-clock/\(id)?advance=\(seconds)"), method: .post)
+        let _: Data = try await Session().perform(request)
     }
 
     @Test(arguments: SessionTransport.allCases, [false, true])
@@ -486,8 +504,7 @@ struct Answer: Decodable, Parsable, Equatable {
         let (session, finish) = try face.makeSession()
         defer { finish() }
         let directory = try TemporaryDirectory()
-        let cache = onDisk ? try ResponseCache(directory: directory.url, maximumBytes: 0) : ResponseCache()
-        let performer = CachedPerformer(session, cache)
+        let performer = CachedPerformer(session, try makeCache(directory: onDisk ? directory.url : nil))
         let path = "/cacheable/\(UUID().uuidString)"
         let url = server.url(path + "?cc=max-age=60")
         let alice = TestRequest(url, headers: ["X-API-Key": "alice-key-1f7c"])
@@ -513,5 +530,29 @@ struct Answer: Decodable, Parsable, Equatable {
                 #expect(contents.range(of: Data(secret.utf8)) == nil, "\(name) holds \(secret)")
             }
         }
+    }
+
+    /// Each user's response ages from its own fetch: the pauses CI's loaded run had (35 s after Alice's fetch, 30 s
+    /// after Bob's) leave Alice's past `max-age=60`, refetched, and Bob's fresh, served from the store.
+    @Test(arguments: SessionTransport.allCases, [false, true])
+    func eachUsersResponseAgesFromItsOwnFetch(transport: SessionTransport, onDisk: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let performer = try makePerformer(transport, directory: onDisk ? directory.url : nil)
+        let path = "/cacheable/\(UUID().uuidString)"
+        let alice = TestRequest(server.url(path + "?cc=max-age=60"), headers: ["Authorization": "Bearer alice"])
+        let bob = TestRequest(server.url(path + "?cc=max-age=60"), headers: ["Authorization": "Bearer bob"])
+
+        let aliceFirst: Hit = try await performer.perform(alice)
+        try await advance(path, by: 35)
+        let bobFirst: Hit = try await performer.perform(bob)
+        try await advance(path, by: 30)
+        let aliceAgain: Hit = try await performer.perform(alice)
+        let bobAgain: Hit = try await performer.perform(bob)
+
+        #expect(aliceFirst == Hit(hit: 1))
+        #expect(bobFirst == Hit(hit: 2))
+        #expect(aliceAgain == Hit(hit: 3), "65 s old: stale, fetched again")
+        #expect(bobAgain == bobFirst, "30 s old: fresh, from the store")
+        #expect(try await server.hits(path) == 3)
     }
 }
