@@ -1,6 +1,14 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// FETCH_APPLE_BRANCHES=1 compiles the Apple platforms' URLSession code on Linux, against swift-corelibs-foundation,
+// which has the same API (`URLSessionWebSocketTask`, per-task delegates): the code behind
+// `#if !canImport(FoundationNetworking) || FETCH_APPLE_BRANCHES` takes the place of the corelibs workarounds behind
+// `#if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES`. For the compiler only (.ci/run builds Fetch so, and
+// fails on a warning): such a build does not run correctly on Linux, and nothing ships or tests it.
+let appleBranches: [SwiftSetting] =
+    Context.environment["FETCH_APPLE_BRANCHES"] == "1" ? [.define("FETCH_APPLE_BRANCHES")] : []
+
 let package = Package(
     name: "Fetch",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -16,7 +24,8 @@ let package = Package(
         .target(
             name: "Fetch",
             dependencies: [.target(name: "CFetchCurl", condition: .when(platforms: [.linux]))],
-            resources: [.copy("PrivacyInfo.xcprivacy")]
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            swiftSettings: appleBranches
         ),
         // The C boundary of the libcurl transport (Linux): loads libcurl at run time, wraps its variadic functions.
         .target(name: "CFetchCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
