@@ -198,6 +198,18 @@ extension MockPerformer {
             Route(.post, path, response)
         }
 
+        /// A route that answers `method path`, for any method:
+        /// `.on(.delete, "/users/7", MockResponse(status: 204))`.
+        ///
+        /// - Parameters:
+        ///   - method: The method to match, such as `.put`, `.patch`, `.delete` or `.head`.
+        ///   - path: The URL path to match.
+        ///   - response: The answer.
+        /// - Returns: The route.
+        public static func on(_ method: HTTPMethod, _ path: String, _ response: MockResponse) -> Route {
+            Route(method, path, response)
+        }
+
         /// `GET /users/1`.
         var description: String { "\(method) \(path)" }
 

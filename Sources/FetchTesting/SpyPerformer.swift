@@ -39,8 +39,9 @@ public final class SpyPerformer: RequestPerforming {
         self.pipeline = performer.pipeline.with(RecordingMiddleware(recorder: recorded))
     }
 
-    /// Every call made so far, in order.
-    package var calls: [Call] {
+    /// Every call made so far, in order: each can be finished (``Call/complete(with:)``, ``Call/fail(with:)``) or
+    /// cancelled on its own.
+    public var calls: [Call] {
         recorded.calls.withLock { $0 }
     }
 

@@ -615,18 +615,6 @@ enum RedactionSample {
     }
 }
 
-enum HARWriterSample {
-    static func sample(urlRequest: URLRequest, response: Response, start: Date, duration: Duration) throws {
-        // DOC-BEGIN
-        let writer = try HARWriter(file: URL(fileURLWithPath: "api.har"))
-        try writer.append(
-            HAR.Entry(
-                request: urlRequest, response: response, startedDateTime: start,
-                timings: .total(duration)))
-        // DOC-END
-    }
-}
-
 enum RecordingSample {
     typealias User = DocFixtures.User
     typealias GetUser = DocFixtures.GetUser
@@ -735,19 +723,6 @@ enum ServerSentEventSample {
         for try await event in session.events(GetNotifications()) {
             let notification = try event.decode(Notification.self)
             print(notification)
-        }
-        // DOC-END
-    }
-}
-
-enum ServerSentEventParserSample {
-    static func sample(stream: ResponseStream) async throws {
-        // DOC-BEGIN
-        var parser = ServerSentEventParser()
-        for try await chunk in stream {
-            for event in try parser.parse(chunk) {
-                print(event.data)
-            }
         }
         // DOC-END
     }

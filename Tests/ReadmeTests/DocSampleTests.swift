@@ -5,28 +5,58 @@ import Testing
 /// catalogs) and the samples compiled in this target the same, so that the documentation's code always compiles.
 ///
 /// A sample is compiled between `// DOC-BEGIN` and `// DOC-END` in a file of this target, verbatim but for
-/// indentation, in a scope that supplies what it takes for granted.
+/// indentation, in a scope that supplies what it takes for granted. This target has no `package` access
+/// (`packageAccess: false` in Package.swift), so a sample compiles as a user's code would, against the public API
+/// only. The samples of `package` declarations' doc comments, which users never see, are compiled in FetchTests'
+/// `PackageDocSamples.swift` instead, between `// PACKAGE-DOC-BEGIN` and `// PACKAGE-DOC-END`.
 @Suite struct DocSampleTests {
     /// One ```swift block of the documentation, and where it is.
     struct Block: CustomStringConvertible {
         let file: String
         let line: Int
         let code: String
+        /// Whether the block documents a `package` declaration.
+        var isPackage = false
 
         var description: String { "\(file):\(line)" }
     }
 
     let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     var sources: URL { directory.appending(path: "../../Sources").standardizedFileURL }
+    var packageSamples: URL { directory.appending(path: "../FetchTests/Support/PackageDocSamples.swift") }
 
     @Test func everySwiftBlockOfADocCommentIsCompiledHere() throws {
         let blocks = try Self.docCommentBlocks(under: sources)
         let samples = try ReadmeTests.sampleRegions(in: directory, marker: "DOC")
+        let packageSamples = try ReadmeTests.sampleRegions(in: [packageSamples], marker: "PACKAGE-DOC")
         #expect(blocks.count >= 28, "Sources should show code in ```swift blocks of /// comments")
         for block in blocks {
-            let isCompiled = samples.contains(block.code)
-            #expect(isCompiled, "doc comment sample at \(block) not found among the compiled samples:\n\(block.code)")
+            let isCompiled = (block.isPackage ? packageSamples : samples).contains(block.code)
+            let place = block.isPackage ? "FetchTests' PackageDocSamples.swift" : "the compiled samples"
+            #expect(isCompiled, "doc comment sample at \(block) not found among \(place):\n\(block.code)")
         }
+    }
+
+    @Test func aSampleOfAPackageDeclarationIsKnownAsOne() {
+        let source = """
+            /// A public type.
+            ///
+            /// ```swift
+            /// publicSample()
+            /// ```
+            @available(macOS 13, *)
+            public struct A {}
+
+            /// A package type.
+            ///
+            /// ```swift
+            /// packageSample()
+            /// ```
+            package struct B {}
+            """
+        let blocks = Self.docCommentBlocks(inSwift: source, file: "A.swift")
+        #expect(blocks.map(\.code) == ["publicSample()", "packageSample()"])
+        #expect(blocks.map(\.isPackage) == [false, true])
     }
 
     @Test func everySwiftBlockOfADocCArticleIsCompiledHere() throws {
@@ -40,11 +70,16 @@ import Testing
     }
 
     @Test func everyCompiledSampleIsShownInTheDocumentation() throws {
-        let shown =
-            try Self.docCommentBlocks(under: sources).map(\.code) + Self.articleBlocks(under: sources).map(\.code)
+        let comments = try Self.docCommentBlocks(under: sources)
+        let shown = comments.filter { !$0.isPackage }.map(\.code) + (try Self.articleBlocks(under: sources)).map(\.code)
         for sample in try ReadmeTests.sampleRegions(in: directory, marker: "DOC") {
             let isShown = shown.contains(sample)
-            #expect(isShown, "compiled sample not shown in a doc comment or an article:\n\(sample)")
+            #expect(isShown, "compiled sample not shown in a public doc comment or an article:\n\(sample)")
+        }
+        let shownInPackage = comments.filter(\.isPackage).map(\.code)
+        for sample in try ReadmeTests.sampleRegions(in: [packageSamples], marker: "PACKAGE-DOC") {
+            let isShown = shownInPackage.contains(sample)
+            #expect(isShown, "PackageDocSamples.swift sample not shown in a package doc comment:\n\(sample)")
         }
     }
 
@@ -104,7 +139,23 @@ import Testing
             let content = trimmed.dropFirst(3)
             return content.first == " " ? content.dropFirst() : content
         }
-        return blocks(in: lines, file: file)
+        // Whether the declaration after each line's comment is a `package` one (attributes on their own lines
+        // skipped).
+        let sourceLines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        var declaresPackage = [Bool](repeating: false, count: sourceLines.count)
+        var next = false
+        for index in sourceLines.indices.reversed() {
+            let trimmed = sourceLines[index].drop(while: { $0 == " " })
+            if !trimmed.hasPrefix("///") && !trimmed.hasPrefix("@") {
+                next = trimmed.hasPrefix("package ")
+            }
+            declaresPackage[index] = next
+        }
+        return blocks(in: lines, file: file).map { block in
+            var block = block
+            block.isPackage = declaresPackage[block.line - 1]
+            return block
+        }
     }
 
     /// The ```swift fenced blocks of Markdown `lines`, dedented, each with the line of its opening fence. A `nil`

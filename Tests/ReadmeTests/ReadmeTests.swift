@@ -138,6 +138,11 @@ import Testing
     static func sampleRegions(in directory: URL, marker: String = "README") throws -> [String] {
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "swift" }
+        return try sampleRegions(in: files, marker: marker)
+    }
+
+    /// The regions of `files` between `// <marker>-BEGIN` and `// <marker>-END`, dedented.
+    static func sampleRegions(in files: [URL], marker: String) throws -> [String] {
         var regions: [String] = []
         for file in files {
             var current: [Substring]?

@@ -188,7 +188,9 @@ private final class FoundationFields: @unchecked Sendable {
         guard converted.withLock({ $0 == nil }) else {
             return nil
         }
-        return httpResponse.value(forHTTPHeaderField: name)
+        let value = httpResponse.value(forHTTPHeaderField: name)
+        // Foundation joined the `Set-Cookie` fields into one value: the first cookie is the first field's.
+        return HeaderName.equal(name, "Set-Cookie") ? value.flatMap { SetCookieLines.split($0).first } : value
     }
 
     var fields: [(name: String, value: String)] {
@@ -208,6 +210,12 @@ private final class FoundationFields: @unchecked Sendable {
             }
             // Foundation's dictionary has no order: sorted, so that the same response reads the same every time.
             fields.sort { $0.name < $1.name }
+            // Foundation joined the `Set-Cookie` fields with `, `: apart again, one per cookie (`SetCookieLines`).
+            if let index = fields.firstIndex(where: { HeaderName.equal($0.name, "Set-Cookie") }) {
+                let name = fields[index].name
+                fields.replaceSubrange(
+                    index...index, with: SetCookieLines.split(fields[index].value).map { (name, $0) })
+            }
             converted = fields
             return fields
         }

@@ -170,15 +170,7 @@ package enum HARCookies {
     /// The cookies of one or more `Set-Cookie` values, joined with commas as `HTTPURLResponse` joins repeated
     /// fields. A comma starts a new cookie only when `name=` follows it, not inside `Expires=Wed, 21 Oct …`.
     private static func setCookies(_ value: String) -> [HAR.Cookie] {
-        var lines: [String] = []
-        for piece in value.split(separator: ",", omittingEmptySubsequences: false) {
-            if let last = lines.last, !startsCookie(piece) {
-                lines[lines.count - 1] = last + "," + piece
-            } else {
-                lines.append(String(piece))
-            }
-        }
-        return lines.compactMap { line in
+        SetCookieLines.split(value).compactMap { line in
             let attributes = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let first = attributes.first, var cookie = cookie(first) else {
                 return nil
@@ -198,15 +190,6 @@ package enum HARCookies {
             }
             return cookie
         }
-    }
-    /// Whether `piece` begins `name=`, with a token for the name.
-    private static func startsCookie(_ piece: Substring) -> Bool {
-        let trimmed = piece.drop { $0 == " " }
-        guard let equals = trimmed.firstIndex(of: "=") else {
-            return false
-        }
-        let name = trimmed[..<equals]
-        return !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0) }
     }
 }
 

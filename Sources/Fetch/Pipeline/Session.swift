@@ -53,7 +53,7 @@ public final class Session: RequestPerforming {
     /// ("Trying to access a behaviour for a task that in not in the registry"). Fetch cancels tasks as a matter of
     /// course, so a session it owns has no `URLCache` there; `ResponseCache` is Fetch's cache.
     static func safeToCancel(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             guard configuration.urlCache != nil, let copy = configuration.copy() as? URLSessionConfiguration else {
                 return configuration
             }

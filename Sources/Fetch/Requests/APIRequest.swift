@@ -130,7 +130,7 @@ public struct APIRequest: Request {
             guard let stream = InputStream(url: file.url) else {
                 throw FetchError.encoding(BodyEncodingError("request body: cannot open \(file.url.path) to stream it"))
             }
-            #if canImport(FoundationNetworking)
+            #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
                 // Opened now, the stream reads the file even if the request, and with it the file, goes first.
                 // swift-corelibs-foundation's URLSession opens only a stream that is not open yet.
                 stream.open()
@@ -142,7 +142,7 @@ public struct APIRequest: Request {
                 }
             #endif
             urlRequest.httpBodyStream = stream
-            #if canImport(Darwin)
+            #if !canImport(FoundationNetworking) || FETCH_APPLE_BRANCHES
                 // Without it URLSession sends the stream chunked. swift-corelibs-foundation always sends a stream
                 // chunked, and would send this header as well, contradicting it, so it is set on Apple platforms
                 // only.

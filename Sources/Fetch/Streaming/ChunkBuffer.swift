@@ -26,7 +26,7 @@ package final class ChunkBuffer: Sendable {
 
         /// The strategy that works on this platform.
         package static var platform: Backpressure {
-            #if canImport(FoundationNetworking)
+            #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
                 .spillToDisk
             #else
                 .suspendTask

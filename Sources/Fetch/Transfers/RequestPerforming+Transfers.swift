@@ -153,7 +153,7 @@ struct FileUpload: Request {
             throw FetchError.invalidRequest(
                 "\(method) \(url.absoluteString): cannot upload \(file.path): it cannot be opened")
         }
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             // Opened now, as `APIRequest` does: swift-corelibs-foundation's URLSession opens only a stream that is not
             // open yet.
             stream.open()

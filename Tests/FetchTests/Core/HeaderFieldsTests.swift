@@ -117,11 +117,32 @@ import Testing
     #endif
 
     /// As `PlatformDifferences.md` says: Foundation hands over a dictionary, whose repeated fields are one field,
-    /// joined with ", ".
-    @Test func urlSessionDeliversRepeatedFieldsAsFoundationJoinedThem() async throws {
-        let response: Response = try await makeSession(.urlSession).perform(
-            TestRequest(server.url("/headers/repeated")))
-        #expect(response.headers.values(for: "Set-Cookie") == [HeaderFieldsTests.cookies.joined(separator: ", ")])
-        #expect(response.headers["Link"] == "</one>; rel=next, </two>; rel=last")
+    /// joined with ", "; Fetch splits `Set-Cookie` apart again, the commas of `Expires` dates staying in their cookie.
+    /// Every face but `.shared`, whose cookie storage is the process's (on disk on Linux): its two cookies for `/`
+    /// would go out with the requests of the suites running beside this one. `.shared` reads its head through the
+    /// same `HTTPURLResponse` path as `.callersURLSession`.
+    @Test(arguments: SessionFace.allCases.filter { $0 != .shared })
+    func everyFaceDeliversEachSetCookieApartAndOtherRepeatedFieldsAsSent(on face: SessionFace) async throws {
+        let (session, finish) = try face.makeSession()
+        defer { finish() }
+        let response: Response = try await session.perform(TestRequest(server.url("/headers/repeated")))
+        // The lookup first: before the fields are converted, it reads Foundation's own value.
+        #expect(response.headers["Set-Cookie"] == HeaderFieldsTests.cookies[0])
+        #expect(response.headers.values(for: "Set-Cookie") == HeaderFieldsTests.cookies)
+        if face.isURLSession {
+            #expect(response.headers["Link"] == "</one>; rel=next, </two>; rel=last")
+        }
+    }
+}
+
+@Suite struct SetCookieLinesTests {
+    @Test func splitsJoinedCookiesOnlyWhereANameFollowsTheComma() {
+        let joined = HeaderFieldsTests.cookies.joined(separator: ", ")
+        #expect(SetCookieLines.split(joined) == HeaderFieldsTests.cookies)
+        #expect(SetCookieLines.split("a=1") == ["a=1"])
+        let one = "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"
+        #expect(SetCookieLines.split(one) == [one])
+        #expect(SetCookieLines.split("a=1, b=2,c=3") == ["a=1", "b=2", "c=3"])
+        #expect(SetCookieLines.split("") == [""])
     }
 }

@@ -52,6 +52,25 @@ import Testing
         }
     }
 
+    @Test func onAnswersAnyMethodAndOnlyThatMethod() async throws {
+        let mock = MockPerformer(routes: [
+            .on(.put, "/users/1", MockResponse(status: 200, data: Data(#"{"id": 1, "name": "Ada"}"#.utf8))),
+            .on(.delete, "/users/1", MockResponse(status: 204)),
+            .on(HTTPMethod(rawValue: "PURGE"), "/cache", MockResponse(status: 202)),
+        ])
+        let put: Response = try await mock.perform(TestRequest("https://api.example.com/users/1", method: .put))
+        #expect(put.status == 200)
+        let deleted: Response = try await mock.perform(
+            TestRequest("https://api.example.com/users/1", method: .delete))
+        #expect(deleted.status == 204)
+        let purged: Response = try await mock.perform(
+            TestRequest("https://api.example.com/cache", method: HTTPMethod(rawValue: "PURGE")))
+        #expect(purged.status == 202)
+        await #expect(throws: (any Error).self) {
+            let _: Response = try await mock.perform(TestRequest("https://api.example.com/users/1", method: .patch))
+        }
+    }
+
     @Test func aRequestNoRouteMatchesFailsNamingItAndTheRoutes() async throws {
         let mock = MockPerformer(routes: [.get("/users/1", MockResponse())])
         let error = try await #require(throws: MockPerformer.NoAnswer.self) {

@@ -85,16 +85,16 @@ public struct FetchEvent: Sendable {
     }
 }
 
-// MARK: - Fetch's events
+// MARK: - Fetch's events, which a middleware of the app's may report as well
 
 extension FetchEvent {
     /// `request` was handed to the performer.
-    package static func started(_ request: any Request) -> FetchEvent {
+    public static func started(_ request: any Request) -> FetchEvent {
         FetchEvent(.started, request)
     }
 
     /// `request` will be tried again: attempt number `attempt` starts after `delay` seconds, because of `reason`.
-    package static func retrying(_ request: any Request, attempt: Int, delay: TimeInterval, reason: String)
+    public static func retrying(_ request: any Request, attempt: Int, delay: TimeInterval, reason: String)
         -> FetchEvent
     {
         var event = FetchEvent(.retrying, request)
@@ -105,7 +105,7 @@ extension FetchEvent {
     }
 
     /// The server answered `request` with `status` and a body of `bytes` bytes, `duration` seconds after it started.
-    package static func finished(_ request: any Request, status: Int, bytes: Int, duration: TimeInterval)
+    public static func finished(_ request: any Request, status: Int, bytes: Int, duration: TimeInterval)
         -> FetchEvent
     {
         var event = FetchEvent(.finished, request)
@@ -116,7 +116,7 @@ extension FetchEvent {
     }
 
     /// `request` failed with `error` without an answer (or was cancelled), `duration` seconds after it started.
-    package static func failed(_ request: any Request, error: any Error, duration: TimeInterval) -> FetchEvent {
+    public static func failed(_ request: any Request, error: any Error, duration: TimeInterval) -> FetchEvent {
         var event = FetchEvent(.failed, request)
         event.error = error
         event.duration = duration

@@ -11,7 +11,7 @@ extension Middleware where Self == RetryingMiddleware {
     /// A cancelled call is never retried. When a call that was retried fails in the end, the error is
     /// ``FetchError/attemptsExhausted(attempts:lastError:request:)``, which says how many attempts were made; a call
     /// that failed on its first and only attempt delivers its error unchanged. Each wait is reported as
-    /// ``FetchEvent/retrying(_:attempt:delay:reason:)`` to the call's observers (an ``observe(_:)`` anywhere in the
+    /// ``FetchEvent/retrying(_:attempt:delay:reason:)`` to the call's observers (an ``Middleware/observe(_:)`` anywhere in the
     /// stack). Where it stands decides what the middlewares inside it see: each of them runs once per attempt.
     ///
     /// - Parameters:

@@ -33,7 +33,7 @@ package final class StreamingEngine: NSObject, Sendable {
     ///   - redirectPolicy: How redirects are followed.
     package init(configuration: URLSessionConfiguration, redirectPolicy: RedirectPolicy) {
         let delegate = Delegate()
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             let operationQueue: OperationQueue = InlineDelegateQueue()
         #else
             let operationQueue = OperationQueue()

@@ -38,7 +38,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     /// Whether streams' heads arrive there: on swift-corelibs-foundation, where the ``StreamingEngine``'s delegate
     /// runs inline, unless streams are read whole like any other body.
     package var streamsCompleteOnRestrictedThread: Bool {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             streams == nil ? sendsCompleteOnRestrictedThread : true
         #else
             false
@@ -52,6 +52,9 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     private let sendsNoCookies: Bool
     /// Sends the streamed requests; `nil` when they are read whole through ``send(_:completion:)``.
     private let streams: Streams?
+    /// The identifier of the background configuration the transport was given (read before any copy of it), whose
+    /// every call it refuses.
+    private let backgroundIdentifier: String?
 
     /// Creates a transport over a `URLSession` of its own, made from `configuration`, which it invalidates once
     /// neither it nor any session or pipeline built on it is left.
@@ -80,7 +83,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         maximumResponseSize: Int,
         challenges: TaskDelegate.CallersDelegate?
     ) {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             // The pipeline hands each answer on to its parsing queue itself (or a bare session's `async` caller takes
             // it at once), so there is no need for a delegate queue in between: one thread hop fewer per call (see
             // `RestrictedThreadTransport`).
@@ -99,7 +102,9 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         let streams =
             challenges == nil
             ? Streams(configuration: urlSession.configuration, redirectPolicy: redirectPolicy) : nil
-        self.init(urlSession, owned: true, tasks: tasks, maximumResponseSize: maximumResponseSize, streams: streams)
+        self.init(
+            urlSession, owned: true, tasks: tasks, maximumResponseSize: maximumResponseSize, streams: streams,
+            backgroundIdentifier: configuration.identifier)
     }
 
     /// Creates a transport over a `URLSession` of yours, whose delegate (if it has one) keeps deciding
@@ -122,7 +127,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         redirectPolicy: RedirectPolicy = RedirectPolicy(),
         maximumResponseSize: Int = 100 << 20
     ) {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             // swift-corelibs-foundation hands a body's chunks only to the session's delegate, never to a task's: over
             // the caller's session the size limit could hold only once the whole body is in memory (an endless body
             // grew the process by gigabytes). A caller's delegate keeps deciding the challenges, as it did there.
@@ -141,21 +146,23 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
                 session, owned: false, tasks: TaskDelegate(redirectPolicy: redirectPolicy),
                 maximumResponseSize: maximumResponseSize,
                 streams: Streams(sharing: session, redirectPolicy: redirectPolicy),
+                backgroundIdentifier: session.configuration.identifier,
                 sendsNoCookies: session === URLSession.shared)
         #endif
     }
 
     private init(
         _ urlSession: URLSession, owned: Bool, tasks: TaskDelegate, maximumResponseSize: Int, streams: Streams?,
-        sendsNoCookies: Bool = false
+        backgroundIdentifier: String?, sendsNoCookies: Bool = false
     ) {
         self.sendsNoCookies = sendsNoCookies
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             self.sendsCompleteOnRestrictedThread = urlSession.delegateQueue is InlineDelegateQueue
         #else
             self.sendsCompleteOnRestrictedThread = false
         #endif
         self.urlSession = urlSession
+        self.backgroundIdentifier = backgroundIdentifier
         self.defaultTimeout = urlSession.configuration.timeoutIntervalForRequest
         self.tasks = tasks
         self.maximumResponseSize = maximumResponseSize
@@ -234,7 +241,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             withoutCookies.withLock { $0 }?.finishTasksAndInvalidate()
         }
 
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             /// A `URLSession` like ``urlSession``, with the same delegate and an inline delegate queue too, but no
             /// cookie storage: for the requests that handle their own cookies, on swift-corelibs-foundation.
             var withoutCookieStorage: URLSession {
@@ -260,7 +267,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     /// would go out in place of another user's header; and the cookies of every response are stored. Such a request
     /// is sent through a `URLSession` without cookie storage instead. Apple platforms honour the property.
     fileprivate static func handlesItsOwnCookies(_ urlRequest: URLRequest) -> Bool {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             !urlRequest.httpShouldHandleCookies
         #else
             false
@@ -281,7 +288,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     /// The `URLSession` to send `urlRequest` through: on Linux, one without cookie storage when it handles its own
     /// cookies.
     private func urlSession(for urlRequest: URLRequest) -> URLSession {
-        #if canImport(FoundationNetworking)
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
             // Every transport owns its `URLSession` on Linux (see `init(session:)`).
             if Self.handlesItsOwnCookies(urlRequest), let owner {
                 return owner.withoutCookieStorage
@@ -378,19 +385,25 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
                 completion(answer.map { ResponseStream(whole: $0) })
             }
         }
-        guard var urlRequest = urlRequest(for: request, failing: completion) else {
+        guard let urlRequest = urlRequest(for: request, failing: completion).map(Self.withStreamTimeout) else {
             return CompletedCall()
         }
-        #if canImport(FoundationNetworking)
-            // swift-corelibs-foundation truncates timeouts to whole seconds (0.5 s would time out at once). For a
-            // stream the timeout is how long the server may stay silent, so the next whole second is close enough.
+        return streams.engine(for: urlRequest).stream(
+            urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+    }
+
+    /// `urlRequest` with a timeout the platform keeps: on swift-corelibs-foundation, which truncates timeouts to
+    /// whole seconds (0.5 s would time out at once), rounded up to the next whole second. For a stream the timeout
+    /// is how long the server may stay silent, so the next whole second is close enough.
+    private static func withStreamTimeout(_ urlRequest: URLRequest) -> URLRequest {
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
+            var urlRequest = urlRequest
             let timeout = urlRequest.timeoutInterval
             if timeout > 0, timeout.rounded(.up) != timeout {
                 urlRequest.timeoutInterval = timeout.rounded(.up)
             }
         #endif
-        return streams.engine(for: urlRequest).stream(
-            urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+        return urlRequest
     }
 
     /// The `URLRequest` to send for `request`, or `nil` when it cannot be built, `completion` having had the error.
@@ -403,6 +416,10 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         for request: any Request,
         failing completion: @Sendable (Result<Answer, any Error>) -> Void
     ) -> URLRequest? {
+        if let refusal = backgroundRefusal(of: request) {
+            completion(.failure(refusal))
+            return nil
+        }
         switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
         case .success(var built):
             if sendsNoCookies || built.value(forHTTPHeaderField: "Cookie") != nil {
@@ -412,6 +429,22 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         case .failure(let error):
             completion(.failure(error))
             return nil
+        }
+    }
+
+    /// The error that refuses `request` when the transport's `URLSession` is a background one, or `nil`.
+    ///
+    /// The transport sets a delegate of its own on every task (to count a body as it arrives, follow its
+    /// ``RedirectPolicy`` and end it at its deadline), which Apple does not support in a background session; and a
+    /// background session hands data tasks back only while the app runs. A call fails at once, naming the
+    /// configuration, rather than misbehave later: use `.default` or `.ephemeral`, and a `URLSession` of your own
+    /// for background transfers.
+    func backgroundRefusal(of request: any Request) -> FetchError? {
+        backgroundIdentifier.map { identifier in
+            FetchError.invalidRequest(
+                "\(request.method) \(request.url.absoluteString): not sent, URLSessionTransport does not send through"
+                    + " a background URLSession (configuration \"\(identifier)\"): it sets a delegate on each task,"
+                    + " which background sessions do not support; use a default or ephemeral configuration")
         }
     }
 
@@ -820,7 +853,7 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         calls.call(for: task)?.complete(response: task.response, error: error)
     }
 
-    #if canImport(FoundationNetworking)
+    #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
         /// Answers a `401` whose `WWW-Authenticate` swift-corelibs-foundation could read, which it raises as a
         /// challenge once the whole `401` has arrived.
         ///

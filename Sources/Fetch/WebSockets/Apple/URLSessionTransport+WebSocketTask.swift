@@ -2,8 +2,12 @@
 // keeps deciding challenges and trust). Linux has none in Foundation (its libcurl has no ws), and opens WebSockets
 // over libcurl in Sources/Fetch/WebSockets/Curl. Not compiled on Linux: each API below was checked against Apple's
 // documentation.
-#if !canImport(FoundationNetworking)
+#if !canImport(FoundationNetworking) || FETCH_APPLE_BRANCHES
     import Foundation
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
 
     extension URLSessionTransport: WebSocketTransport {
         /// Opens a `URLSessionWebSocketTask` for `request` on the transport's session, and completes once its
@@ -14,6 +18,10 @@
             maximumMessageSize: Int,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> any Cancellable {
+            if let refusal = backgroundRefusal(of: request) {
+                completion(.failure(refusal))
+                return CompletedCall()
+            }
             let urlRequest: URLRequest
             switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
             case .success(var built):
@@ -198,10 +206,10 @@
 
         func close(code: WebSocket.CloseCode, reason: String) {
             state.withLock { $0.clientClose = (code.value, reason) }
-            // An imported `NS_ENUM`'s `init(rawValue:)` takes any value, 3000 to 4999 included: the fallback is never
-            // taken on Apple platforms, where alone this file is built.
+            // On Apple platforms an imported `NS_ENUM`'s `init(rawValue:)` takes any value, 3000 to 4999 included;
+            // corelibs' enum (this file is type-checked on Linux too) does not, hence the fallback.
             let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: code.value) ?? .normalClosure
-            task.cancel(with: closeCode, reason: Data(reason.utf8.prefix(123)))
+            task.cancel(with: closeCode, reason: WebSocketFrameEncoder.closeReason(reason))
         }
 
         func cancel() {
@@ -226,17 +234,22 @@
             if let error = error as? URLError, error.code == .cancelled {
                 return .cancelled(request: request)
             }
-            let closeCode = task.closeCode
-            if closeCode == .messageTooBig {
+            let serverClose = state.withLock { $0.serverClose }
+            switch WebSocketTaskEnding.of(
+                error: error, serverClose: serverClose, taskCloseCode: task.closeCode.rawValue)
+            {
+            case .overMessageLimit:
                 return .webSocketClosed(
                     code: 1009,
                     reason: "the server sent a message over the maximum message size of \(maximumMessageSize) bytes",
                     request: request)
+            case .closedByServer(let code, let reason):
+                return .webSocketClosed(code: code ?? 1005, reason: reason, request: request)
+            case .dropped(let code):
+                let detail = error.map { ErrorText.describe($0) } ?? "an unknown message kind"
+                return .webSocketClosed(
+                    code: code, reason: "the connection ended without a close frame: \(detail)", request: request)
             }
-            let detail = error.map { ErrorText.describe($0) } ?? "an unknown message kind"
-            return .webSocketClosed(
-                code: closeCode == .invalid ? 1006 : closeCode.rawValue,
-                reason: "the connection ended without a close frame: \(detail)", request: request)
         }
     }
 #endif

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && !FETCH_APPLE_BRANCHES
     import Foundation
 
     #if canImport(FoundationNetworking)

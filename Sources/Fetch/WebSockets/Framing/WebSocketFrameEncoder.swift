@@ -67,6 +67,16 @@ package enum WebSocketFrameEncoder {
     package static func closePayload(code: Int, reason: String) -> Data {
         let code = UInt16(clamping: code)
         var payload = Data([UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)])
+        payload.append(closeReason(reason))
+        return payload
+    }
+
+    /// A close frame's reason: at most ``maximumCloseReasonLength`` bytes of UTF-8, cut between two characters so
+    /// that neither a scalar nor a grapheme is split (a peer fails the connection on a reason that is not UTF-8).
+    ///
+    /// - Parameter reason: The reason, of any length.
+    /// - Returns: Its UTF-8, whole or cut at the last character that fits.
+    package static func closeReason(_ reason: String) -> Data {
         var length = 0
         for character in reason {
             let characterLength = character.utf8.count
@@ -75,7 +85,6 @@ package enum WebSocketFrameEncoder {
             }
             length += characterLength
         }
-        payload.append(contentsOf: reason.utf8.prefix(length))
-        return payload
+        return Data(reason.utf8.prefix(length))
     }
 }

@@ -87,6 +87,18 @@ import Testing
         #expect(WebSocketFrameEncoder.closePayload(code: 1000, reason: fits).dropFirst(2) == Data(fits.utf8))
     }
 
+    /// The reason alone, as the `URLSessionWebSocketTask` channel sends it (Apple platforms): valid UTF-8 whatever
+    /// the length, which `reason.utf8.prefix(123)` was not.
+    @Test func closeReasonAloneIsValidUTF8Within123Bytes() throws {
+        for reason in [String(repeating: "é", count: 100), String(repeating: "a", count: 121) + "𝄞", "bye"] {
+            let cut = WebSocketFrameEncoder.closeReason(reason)
+            #expect(cut.count <= 123)
+            let text = try #require(String(data: cut, encoding: .utf8), "not UTF-8: \(Array(cut))")
+            #expect(reason.hasPrefix(text))
+        }
+        #expect(WebSocketFrameEncoder.closeReason(String(repeating: "é", count: 100)).count == 122)
+    }
+
     @Test func closeCodeOutOfRangeIsClampedNotTrapped() {
         #expect(Array(WebSocketFrameEncoder.closePayload(code: 70_000, reason: "")) == [0xFF, 0xFF])
         #expect(Array(WebSocketFrameEncoder.closePayload(code: -1, reason: "")) == [0x00, 0x00])

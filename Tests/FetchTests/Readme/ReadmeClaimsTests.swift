@@ -9,10 +9,12 @@ import Testing
 
 /// The documentation's claims that no other suite proves: facts about the package and its CI (README.md,
 /// CONTRIBUTING.md), and behaviours of the DocC articles whose only test is here. They check what the package does,
-/// never the documents' wording. `README-CLAIMS.md` beside this file maps every claim to its test.
+/// never the documents' wording. `Tests/ReadmeTests/README-CLAIMS.md` maps every claim to its test. Here, in FetchTests,
+/// since some claims are checked through `package` state (a session's transport, a HAR file read back), which
+/// ReadmeTests, compiled without package access as the samples a user copies, cannot see.
 @Suite struct ReadmeClaimsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static func text(_ path: String) throws -> String {
         try String(contentsOf: root.appending(path: path), encoding: .utf8)
