@@ -70,25 +70,32 @@
                 for request in requests {
                     start(request.url, request.completion)
                 }
-                var running: Int32 = 0
-                _ = cfcurl_multi_perform(multi, &running)
-                var handle: OpaquePointer?
-                var code: Int32 = 0
-                while cfcurl_multi_next_done(multi, &handle, &code) == 1, let easy = handle,
-                    let exchange = inFlight.removeValue(forKey: easy)
-                {
-                    var status = 0
-                    _ = cfcurl_easy_getinfo_long(easy, Int32(CFCURLINFO_RESPONSE_CODE), &status)
-                    _ = cfcurl_multi_remove_handle(multi, easy)
-                    idle.append(easy)
-                    let result: Result<[Item], any Error>
-                    if code != 0 || status != 200 {
-                        result = .failure(URLError(.badServerResponse))
-                    } else {
-                        result = Result { try decoder.decode([Item].self, from: exchange.body) }
+                // Again after a turn that finished a transfer: libcurl 7.88 may drop the timer of a transfer it
+                // moved off its queue in that turn (curl/curl#11937), as CurlLoopWorker explains.
+                var finishedAny = true
+                while finishedAny {
+                    finishedAny = false
+                    var running: Int32 = 0
+                    _ = cfcurl_multi_perform(multi, &running)
+                    var handle: OpaquePointer?
+                    var code: Int32 = 0
+                    while cfcurl_multi_next_done(multi, &handle, &code) == 1, let easy = handle,
+                        let exchange = inFlight.removeValue(forKey: easy)
+                    {
+                        finishedAny = true
+                        var status = 0
+                        _ = cfcurl_easy_getinfo_long(easy, Int32(CFCURLINFO_RESPONSE_CODE), &status)
+                        _ = cfcurl_multi_remove_handle(multi, easy)
+                        idle.append(easy)
+                        let result: Result<[Item], any Error>
+                        if code != 0 || status != 200 {
+                            result = .failure(URLError(.badServerResponse))
+                        } else {
+                            result = Result { try decoder.decode([Item].self, from: exchange.body) }
+                        }
+                        let completion = exchange.completion
+                        queue.addOperation { completion(result) }
                     }
-                    let completion = exchange.completion
-                    queue.addOperation { completion(result) }
                 }
                 _ = cfcurl_multi_poll(multi, 1_000)
             }

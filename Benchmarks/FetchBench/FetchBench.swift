@@ -62,6 +62,9 @@ struct FetchBench {
             if options.runs("curl") {
                 curlRows(into: &table, options: options, server: server)
             }
+            if options.runs("scale") {
+                scaleRows(into: &table, options: options, server: server)
+            }
         #endif
         if options.runs("websocket") {
             webSocketRows(into: &table, options: options)

@@ -114,6 +114,38 @@ extension FetchBench {
         table.ratio(
             "download to a file through 3 middlewares vs downloadTask + move, 1.2 MB, sequential (downloads/s)",
             downloads, unit: "", target: target)
+
+        // The best a user writes: the platform's own `async` download, one and 8 at a time, each file to a name of
+        // its own (and removed, on both sides).
+        let fetchDownload: AsyncSide = {
+            let destination = directory.appending(path: "fetch-\(UUID().uuidString).json")
+            _ = try await stack.download(Get(url: url), to: destination).value
+            try FileManager.default.removeItem(at: destination)
+            return []
+        }
+        let platformDownload: AsyncSide = {
+            let (temporary, response) = try await urlSession.download(for: URLRequest(url: url))
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                throw URLError(.badServerResponse)
+            }
+            let destination = directory.appending(path: "platform-\(UUID().uuidString).json")
+            try FileManager.default.moveItem(at: temporary, to: destination)
+            try FileManager.default.removeItem(at: destination)
+            return []
+        }
+        let sequential = paired(rounds: options.rounds) {
+            alternatingAsyncThroughput(pairs: max(4, options.requests / 15), fetchDownload, platformDownload)
+        }
+        table.ratio(
+            "download to a file through 3 middlewares vs URLSession.download(for:) + move, 1.2 MB, sequential (downloads/s)",
+            sequential, unit: "", target: target)
+        let concurrent = paired(rounds: options.rounds) {
+            alternatingAsyncWaves(
+                waves: max(2, options.requests / 60), concurrency: 8, fetchDownload, platformDownload)
+        }
+        table.ratio(
+            "download to a file through 3 middlewares vs URLSession.download(for:) + move, 1.2 MB, 8 at a time (downloads/s)",
+            concurrent, unit: "", target: target)
     }
 }
 

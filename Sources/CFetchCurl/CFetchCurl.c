@@ -53,6 +53,7 @@ static struct {
     int (*easy_perform)(void *easy);
     int (*easy_send)(void *easy, const void *buffer, size_t length, size_t *sent);
     int (*easy_recv)(void *easy, void *buffer, size_t length, size_t *received);
+    int (*easy_pause)(void *easy, int bitmask);
 } curl;
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -113,6 +114,7 @@ int cfcurl_load(const char *library_name, char *error, size_t error_size) {
     RESOLVE(easy_perform, "curl_easy_perform")
     RESOLVE(easy_send, "curl_easy_send")
     RESOLVE(easy_recv, "curl_easy_recv")
+    RESOLVE(easy_pause, "curl_easy_pause")
 #undef RESOLVE
     struct version_data_prefix *version = curl.version_info(VERSION_AGE);
     if (version == NULL || version->version_num < CFCURL_MINIMUM_VERSION) {
@@ -206,6 +208,8 @@ int cfcurl_multi_poll(cfcurl_multi *multi, int timeout_ms) {
     return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL);
 }
 int cfcurl_multi_wakeup(cfcurl_multi *multi) { return curl.multi_wakeup(multi); }
+
+int cfcurl_easy_pause_receiving(cfcurl_easy *easy) { return curl.easy_pause(easy, 1 /* CURLPAUSE_RECV */); }
 
 int cfcurl_multi_next_done(cfcurl_multi *multi, cfcurl_easy **easy, int *result) {
     int left = 0;

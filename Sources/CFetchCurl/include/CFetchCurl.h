@@ -186,6 +186,9 @@ int cfcurl_easy_perform(cfcurl_easy *easy);
 int cfcurl_easy_send(cfcurl_easy *easy, const void *buffer, size_t length, size_t *sent);
 /// Receives up to `length` bytes without blocking: CFCURLE_AGAIN when none are there; CFCURLE_OK with 0 at the end.
 int cfcurl_easy_recv(cfcurl_easy *easy, void *buffer, size_t length, size_t *received);
+/// curl_easy_pause(easy, CURLPAUSE_RECV): libcurl reads no more of the response until it is unpaused or removed.
+/// Only on the thread that drives the handle, for example from inside its write callback.
+int cfcurl_easy_pause_receiving(cfcurl_easy *easy);
 
 cfcurl_multi *cfcurl_multi_init(void);
 int cfcurl_multi_cleanup(cfcurl_multi *multi);

@@ -54,17 +54,37 @@
                 if isShuttingDown {
                     break
                 }
+                performUntilNoneFinishes()
+                // libcurl shortens the wait to its own next timer (a timeout, a connection to retry).
+                _ = cfcurl_multi_poll(multi, transfersByCall.isEmpty ? 60_000 : 1_000)
+            }
+            tearDown()
+        }
+
+        /// Lets libcurl do the work that is ready and completes the transfers that finished, again until a turn
+        /// finishes none.
+        ///
+        /// A transfer that ends wakes one that waits for a connection (more calls to a host than
+        /// `maximumConnectionsPerHost`): libcurl moves it on and sets it a timer that expires at once. libcurl before
+        /// 8.4.0 drops such a timer, at the end of `curl_multi_perform`, when it is less than a millisecond away
+        /// (curl/curl#11937, "multi: fix small timeouts"): the transfer is left with neither a timer nor a socket, and
+        /// at the end of a burst nothing woke the loop but its poll's 1 s timeout. Each turn of `curl_multi_perform`
+        /// runs every transfer it holds, so a turn after each turn that finished one starts those. A turn that
+        /// finishes none wakes a waiting transfer only when another one has just taken a connection, whose traffic
+        /// wakes the loop again.
+        private func performUntilNoneFinishes() {
+            var finishedAny = true
+            while finishedAny {
+                finishedAny = false
                 var running: Int32 = 0
                 _ = cfcurl_multi_perform(multi, &running)
                 var handle: OpaquePointer?
                 var code: Int32 = 0
                 while cfcurl_multi_next_done(multi, &handle, &code) == 1, let finished = handle {
                     finish(finished, code: code)
+                    finishedAny = true
                 }
-                // libcurl shortens the wait to its own next timer (a timeout, a connection to retry).
-                _ = cfcurl_multi_poll(multi, transfersByCall.isEmpty ? 60_000 : 1_000)
             }
-            tearDown()
         }
 
         private func start(_ call: CurlCall, _ job: CurlJob, refused: Bool) {

@@ -843,10 +843,26 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let call = calls.call(for: dataTask), call.receive(data) == .tooLarge else {
+        guard let call = calls.call(for: dataTask) else {
+            // Fetch has ended the call (its size limit, its timeout, a cancel), and queued the task's cancel.
+            stopReading(dataTask, of: session)
+            return
+        }
+        guard call.receive(data) == .tooLarge else {
             return
         }
         call.endTooLarge()
+        stopReading(dataTask, of: session)
+    }
+
+    /// Has swift-corelibs-foundation read no more of the response of `task`, whose call has ended, while its cancel
+    /// is on the way (see ``CorelibsReception``): only when this delegate call runs inline, in libcurl's callback.
+    private func stopReading(_ task: URLSessionDataTask, of session: URLSession) {
+        #if os(Linux)
+            if session.delegateQueue is InlineDelegateQueue {
+                CorelibsReception.pause(task)
+            }
+        #endif
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

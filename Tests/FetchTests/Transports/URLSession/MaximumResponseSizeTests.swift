@@ -111,6 +111,24 @@ import Testing
         #expect(sent.sent < 64 << 20, "\(initialiser): the whole body was read after the call had failed")
     }
 
+    /// A body of unannounced length (400 MB, chunked) past an 8 MiB limit stops being read from the server soon
+    /// after the limit, on every initialiser: the server counts what its socket took, under 32 MiB. On Linux,
+    /// swift-corelibs-foundation kept reading for as long as the cancel took to reach its queue (49 to 176 MiB).
+    @Test(arguments: SessionInitialiser.allCases)
+    func anUnannouncedBodyPastTheLimitStopsBeingReadFromTheServer(_ initialiser: SessionInitialiser) async throws {
+        let session = try initialiser.makeSession(maximumResponseSize: 8 << 20)
+        let id = UUID().uuidString
+        let url = server.url("/faults/counted/\(id)/400000000")
+        expectTooLarge(8 << 20, url, from: await Result { try await session.perform(TestRequest(url, timeout: 60)) })
+        struct Sent: Decodable, Parsable {
+            let sent: Int
+            let done: Bool
+        }
+        let sent: Sent = try await Session().perform(TestRequest(server.url("/faults/counted-sent/\(id)")))
+        #expect(sent.done, "\(initialiser): the server was still sending the body")
+        #expect(sent.sent < 32 << 20, "\(initialiser): the server sent \(sent.sent >> 20) MiB against an 8 MiB limit")
+    }
+
     @Test(arguments: SessionTransport.allCases)
     func streamsAreNotLimited(_ transport: SessionTransport) async throws {
         let session = try makeSession(transport, maximumResponseSize: 1000)
