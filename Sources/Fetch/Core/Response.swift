@@ -15,10 +15,10 @@ import Foundation
 /// ```
 public struct Response: Sendable {
     /// The HTTP status code, for example `200`.
-    public let status: Int
+    public var status: Int
 
     /// The body, or `nil` when there was none.
-    public let data: Data?
+    public var data: Data?
 
     /// The request this response answers.
     public let originalRequest: any Request
@@ -27,7 +27,7 @@ public struct Response: Sendable {
     public let url: URL?
 
     /// The header fields, in the order they arrived: `response.headers["content-type"]`.
-    public let headers: HeaderFields
+    public var headers: HeaderFields
 
     /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
     /// fresh hit is not parsed again.

@@ -38,6 +38,7 @@
         /// answers with the last head as libcurl collected it.
         func sendForHead(
             _ request: URLRequest,
+            declaring fields: HeaderFields = [:],
             timeout: TimeInterval,
             redirectPolicy: RedirectPolicy,
             maximumBodyBytes: Int = .max,
@@ -53,6 +54,7 @@
                 originalURL: url,
                 deadline: Date().addingTimeInterval(timeout),
                 maximumBodyBytes: maximumBodyBytes,
+                declaredFields: fields,
                 completion: completion
             )
             call.send(request)
@@ -73,6 +75,9 @@
         private let policy: RedirectPolicy
         private let deadline: Date
         private let maximumBodyBytes: Int
+        /// The request's declared fields, sent apart on every hop where the hop still holds them (a redirect may
+        /// drop a credential).
+        private let declaredFields: HeaderFields
         private let completion: @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         private let state: Locked<State>
 
@@ -82,8 +87,10 @@
             originalURL: URL,
             deadline: Date,
             maximumBodyBytes: Int,
+            declaredFields: HeaderFields,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) {
+            self.declaredFields = declaredFields
             self.transport = transport
             self.policy = policy
             self.deadline = deadline
@@ -107,8 +114,9 @@
                 completion(.failure(FetchError.timedOut()))
                 return
             }
-            let hop = transport.sendForHead(request, timeout: remaining, maximumBodyBytes: maximumBodyBytes) {
-                [self] result in
+            let hop = transport.sendForHead(
+                request, declaring: declaredFields, timeout: remaining, maximumBodyBytes: maximumBodyBytes
+            ) { [self] result in
                 arrived(result, for: request)
             }
             let isCancelled = state.withLock { state in

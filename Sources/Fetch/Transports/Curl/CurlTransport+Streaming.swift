@@ -45,12 +45,14 @@
         /// up to whole seconds; `0` for no limit).
         func stream(
             _ request: URLRequest,
+            declaring fields: HeaderFields = [:],
             timeout: TimeInterval,
             idleTimeout: TimeInterval,
             receive: @escaping @Sendable (StreamEvent) -> Void
         ) -> any Cancellable {
             let call = CurlCall(loop: loop)
-            let job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+            var job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+            job.declaredFields = fields
             loop.start(call, job)
             return call
         }

@@ -113,7 +113,8 @@
             let timeout = urlRequest.timeoutInterval
             let limit = request.maximumResponseSize ?? maximumResponseSize
             return sendForHead(
-                urlRequest, timeout: timeout, redirectPolicy: redirectPolicy, maximumBodyBytes: limit
+                urlRequest, declaring: request.headers, timeout: timeout, redirectPolicy: redirectPolicy,
+                maximumBodyBytes: limit
             ) { result in
                 switch result {
                 case .success(let (head, data)):
@@ -197,6 +198,7 @@
         /// it, without making an `HTTPURLResponse`.
         func sendForHead(
             _ request: URLRequest,
+            declaring fields: HeaderFields = [:],
             timeout: TimeInterval,
             maximumBodyBytes: Int = .max,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
@@ -204,6 +206,7 @@
             let call = CurlCall(loop: loop)
             var job = CurlJob(request: request, timeout: timeout, delivery: .head(completion))
             job.maximumBodyBytes = maximumBodyBytes
+            job.declaredFields = fields
             loop.start(call, job)
             return call
         }
