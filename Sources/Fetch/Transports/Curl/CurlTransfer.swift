@@ -182,7 +182,7 @@
             var acceptEncoding: String?
             // Apart and in order, as the request declared them (URLRequest holds one combined value per name), but
             // for Cookie: a client sends one Cookie line, its pairs joined with "; " (RFC 6265 §5.4).
-            for (name, value) in Self.joiningCookies(Exchange.fields(declared: job.declaredFields, in: request)) {
+            for (name, value) in Exchange.joiningCookies(Exchange.fields(declared: job.declaredFields, in: request)) {
                 guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline), !name.isEmpty else {
                     headerList = list
                     throw FetchError.invalidRequest(
@@ -220,28 +220,6 @@
             } else if acceptEncoding == nil, options.requestsCompression, !library.decodableEncodings.isEmpty {
                 try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), ""), "CURLOPT_ACCEPT_ENCODING", url)
             }
-        }
-
-        /// `fields` with every `Cookie` field's value joined into the first one's, with `; `.
-        static func joiningCookies(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
-            guard fields.lazy.filter({ HeaderName.equal($0.name, "Cookie") }).dropFirst().first != nil else {
-                return fields
-            }
-            var joined: [(name: String, value: String)] = []
-            var cookie: Int?
-            for field in fields {
-                guard HeaderName.equal(field.name, "Cookie") else {
-                    joined.append(field)
-                    continue
-                }
-                if let cookie {
-                    joined[cookie].value += "; " + field.value
-                } else {
-                    cookie = joined.count
-                    joined.append(field)
-                }
-            }
-            return joined
         }
 
         /// Whether libcurl can decode every encoding an `Accept-Encoding` value names.

@@ -84,6 +84,29 @@ package enum Exchange {
         return fields
     }
 
+    /// `fields` with every `Cookie` field's value joined into the first one's, with `; `: a client sends one `Cookie`
+    /// line (RFC 6265 §5.4), while it sends other repeated fields apart.
+    package static func joiningCookies(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard fields.lazy.filter({ HeaderName.equal($0.name, "Cookie") }).dropFirst().first != nil else {
+            return fields
+        }
+        var joined: [(name: String, value: String)] = []
+        var cookie: Int?
+        for field in fields {
+            guard HeaderName.equal(field.name, "Cookie") else {
+                joined.append(field)
+                continue
+            }
+            if let cookie {
+                joined[cookie].value += "; " + field.value
+            } else {
+                cookie = joined.count
+                joined.append(field)
+            }
+        }
+        return joined
+    }
+
     /// A new stream over `request`'s body, for a task that must send it again (a 307 or 308 redirect, an
     /// authentication challenge).
     ///
