@@ -61,6 +61,9 @@ extension Pipeline {
         } onCancel: {
             context.cancel()
         }
+        if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
+            throw dropped
+        }
         if case .success(let response) = answer, response.status == 101 {
             guard let channel = response.webSocketChannel else {
                 throw FetchError.webSocketHandshakeFailed(
