@@ -15,7 +15,8 @@
     ///
     /// A session behaves the same on it as on ``URLSessionTransport``: every middleware, parser, timeout,
     /// cancellation, redirect rule and stream works unchanged. A request without a ``Request/timeout`` may take 60
-    /// seconds in all, redirects included.
+    /// seconds in all, redirects included. Header fields go out as the request's ``Request/headers`` hold them: in
+    /// order, spelled as written, a repeated field apart (the `Cookie` pairs on one line, as RFC 6265 §5.4 asks).
     ///
     /// libcurl is loaded at run time (`libcurl.so.4`, which every Linux machine that runs Foundation has); creating a
     /// transport throws ``CurlTransportError`` when it cannot be loaded or is older than 7.68.0.
