@@ -41,6 +41,35 @@ import Testing
         }
     }
 
+    @Test(arguments: SessionFace.allCases)
+    func repeatedFieldsSurviveARedirectAndAStream(face: SessionFace) async throws {
+        let server = try TestServer.running()
+        let (session, finish) = try face.makeSession()
+        defer { finish() }
+        var target = try #require(URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false))
+        target.queryItems = [URLQueryItem(name: "to", value: "/headers/received")]
+        let redirected = Self.request(try #require(target.url))
+        let stack = Self.stack(over: session)
+        let called: [[String]] = try await stack.perform(redirected)
+        var streamed = Data()
+        for try await chunk in try await stack.stream(Self.request(server.url("/headers/received"))) {
+            streamed.append(chunk)
+        }
+        let expected: [[String]] =
+            face.isURLSession
+            ? [["X-A", "1, 3"], ["X-B", "2"], ["Cookie", "a=1; b=2"]]
+            : [["X-A", "1"], ["Cookie", "a=1; b=2"], ["X-B", "2"], ["X-A", "3"]]
+        for received in [called, try JSONDecoder().decode([[String]].self, from: streamed)] {
+            if face.isURLSession {
+                // Foundation's order of names and spelling; the values of each name combined in order.
+                let byName = received.map { [$0[0].lowercased(), $0[1]] }.sorted { $0[0] < $1[0] }
+                #expect(byName == expected.map { [$0[0].lowercased(), $0[1]] }.sorted { $0[0] < $1[0] })
+            } else {
+                #expect(received == expected)
+            }
+        }
+    }
+
     @Test func theHARRecordingKeepsTheFieldsAsWritten() throws {
         let directory = try TemporaryDirectory("adapted-har")
         let file = directory.url.appending(path: "calls.har")
