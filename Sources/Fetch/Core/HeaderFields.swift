@@ -17,7 +17,7 @@ import Foundation
 ///
 /// `Set-Cookie` is the one field whose values cannot be combined (an `Expires` date holds a comma): the name reads
 /// its first value; ``values(for:)`` reads each field's own value, as it does for any name. A dictionary literal
-/// makes fields in its own order; `HeaderFields([(name, value), …])` makes repeated ones.
+/// makes fields in its own order; `HeaderFields([(name, value), …])` and ``append(_:_:)`` make repeated ones.
 ///
 /// Two values are equal when each name (in any case) has the same values in the same order: as in HTTP, the order
 /// of fields of different names does not count.
