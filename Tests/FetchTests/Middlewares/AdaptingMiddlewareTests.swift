@@ -61,6 +61,31 @@ import Testing
         #expect(AdaptedRequest(adapted).original is Built)
     }
 
+    @Test func aBodyAnAdapterSetsReplacesTheStreamedOneAndItsLength() throws {
+        struct Streamed: Request {
+            var url: URL { URL(string: "https://api.example.com/upload")! }
+            var method: HTTPMethod { .post }
+            func makeURLRequest() throws -> URLRequest {
+                var urlRequest = URLRequest(url: url)
+                urlRequest.httpMethod = "POST"
+                urlRequest.httpBodyStream = InputStream(data: Data("streamed".utf8))
+                urlRequest.setValue("8", forHTTPHeaderField: "Content-Length")
+                return urlRequest
+            }
+        }
+        var untouched = AdaptedRequest(Streamed())
+        untouched.headers["X-A"] = "1"
+        #expect(try untouched.makeURLRequest().httpBodyStream != nil)
+        #expect(try untouched.makeURLRequest().value(forHTTPHeaderField: "Content-Length") == "8")
+        var replaced = untouched
+        replaced.body = Data("new".utf8)
+        let urlRequest = try replaced.makeURLRequest()
+        #expect(urlRequest.httpBody == Data("new".utf8))
+        #expect(urlRequest.httpBodyStream == nil)
+        #expect(urlRequest.value(forHTTPHeaderField: "Content-Length") == nil)
+        #expect(AdaptedRequest(replaced).body == Data("new".utf8))
+    }
+
     @Test func headerAdaptersLeaveTheRequestsOwnHeadersAlone() throws {
         let spy = SpyPerformer()
         spy.with(.header("Accept", "text/html"), .header("User-Agent", "Fetch-Tests/1.0"))

@@ -35,8 +35,14 @@ public struct AdaptedRequest: Request {
     /// The header fields to send, in order, repeated ones apart.
     public var headers: HeaderFields
 
-    /// The body, or `nil` for none (or for the request's own streamed body, which is kept).
-    public var body: Data?
+    /// The body, or `nil` for none (or for the request's own streamed body, which is kept unless a body is set).
+    public var body: Data? {
+        get { ownBody ?? base.body }
+        set { ownBody = .some(newValue) }
+    }
+
+    /// The body set on this request, when one was: `.some(nil)` removes the body.
+    private var ownBody: Data??
 
     /// How long the whole exchange may take, in seconds, or `nil` for the session's own.
     public var timeout: TimeInterval?
@@ -53,7 +59,6 @@ public struct AdaptedRequest: Request {
         url = request.url
         method = request.method
         headers = request.headers
-        body = request.body
         timeout = request.timeout
         maximumResponseSize = request.maximumResponseSize
     }
@@ -96,8 +101,12 @@ public struct AdaptedRequest: Request {
                 urlRequest.setValue(value, forHTTPHeaderField: name)
             }
         }
-        if body != base.body {
-            urlRequest.httpBody = body
+        if let ownBody {
+            urlRequest.httpBody = ownBody
+            if !headers.contains("Content-Length") {
+                // A length the request set for a body streamed from a file is not this body's.
+                urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            }
         }
         if timeout != base.timeout {
             urlRequest.timeoutInterval = timeout ?? URLRequest(url: url).timeoutInterval
