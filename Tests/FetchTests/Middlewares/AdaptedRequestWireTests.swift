@@ -70,6 +70,17 @@ import Testing
         }
     }
 
+    @Test func theURLRequestDecidesWhereItSaysOtherwiseThanTheDeclaredFields() throws {
+        let declared = HeaderFields([("X-A", "1"), ("Authorization", "Bearer t"), ("X-A", "3"), ("X-B", "2")])
+        var urlRequest = URLRequest(url: try #require(URL(string: "https://api.example.com/")))
+        urlRequest.setValue("1, 3", forHTTPHeaderField: "X-A")  // their combination: sent apart
+        urlRequest.setValue("changed", forHTTPHeaderField: "X-B")  // a request's own makeURLRequest() changed it
+        urlRequest.setValue("built", forHTTPHeaderField: "X-Built")  // only the URLRequest has it
+        // No Authorization: a redirect to another origin dropped it.
+        let fields = Exchange.fields(declared: declared, in: urlRequest).map { "\($0.name): \($0.value)" }
+        #expect(fields == ["X-A: 1", "X-A: 3", "X-B: changed", "X-Built: built"])
+    }
+
     @Test func theHARRecordingKeepsTheFieldsAsWritten() throws {
         let directory = try TemporaryDirectory("adapted-har")
         let file = directory.url.appending(path: "calls.har")
