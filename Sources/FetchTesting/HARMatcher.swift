@@ -242,8 +242,10 @@ struct ExchangeKey: Sendable {
     /// Whether the body is not known: streamed from a file, and not recorded.
     let bodyIsUnknown: Bool
 
-    init(_ urlRequest: URLRequest) {
-        let headers = (urlRequest.allHTTPHeaderFields ?? [:]).map { HARMatcher.Field($0.key, $0.value) }
+    /// The key of `urlRequest`, its header fields apart where the request declared them so (`fields`), as the
+    /// recorder records them.
+    init(_ urlRequest: URLRequest, declaring fields: HeaderFields = [:]) {
+        let headers = Exchange.fields(declared: fields, in: urlRequest).map { HARMatcher.Field($0.name, $0.value) }
         self.init(
             method: urlRequest.httpMethod ?? "GET",
             url: urlRequest.url?.absoluteString ?? "",

@@ -33,10 +33,12 @@ final class HARReplay: Sendable {
         }
     }
 
-    /// The answer to `urlRequest`: the first matching exchange that has not answered yet, or when all have,
+    /// The answer to `urlRequest` (whose request declared `fields`): the first matching exchange that has not answered yet, or when all have,
     /// the last matching one again if `repeatingLast` is set; `nil` when there is none.
-    func answer(to urlRequest: URLRequest, repeatingLast: Bool) -> MockResponse? {
-        let key = ExchangeKey(urlRequest)
+    func answer(
+        to urlRequest: URLRequest, declaring fields: HeaderFields = [:], repeatingLast: Bool
+    ) -> MockResponse? {
+        let key = ExchangeKey(urlRequest, declaring: fields)
         return recorded.withLock { recorded in
             let matching = recorded.indices.filter {
                 matcher.differences(recorded: recorded[$0].key, request: key).isEmpty
@@ -51,10 +53,10 @@ final class HARReplay: Sendable {
 
     /// The answer to `urlRequest`, which `request` made, or the error that names the closest recorded request.
     func answerOrFailure(for request: any Request, sending urlRequest: URLRequest) throws -> MockResponse {
-        if let answer = answer(to: urlRequest, repeatingLast: true) {
+        if let answer = answer(to: urlRequest, declaring: request.headers, repeatingLast: true) {
             return answer
         }
-        let key = ExchangeKey(urlRequest)
+        let key = ExchangeKey(urlRequest, declaring: request.headers)
         var closest: (index: Int, summary: String, differences: [HARMatcher.Difference])?
         var closestWeight = Int.max
         for (index, exchange) in recorded.withLock({ $0 }).enumerated() {

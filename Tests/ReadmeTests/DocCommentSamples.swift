@@ -289,13 +289,9 @@ enum MiddlewareSample {
                 next: Next,
                 completion: @escaping @Sendable (Result<Response, any Error>) -> Void
             ) {
-                do {
-                    var signed = try request.makeURLRequest()
-                    signed.setValue(key, forHTTPHeaderField: "X-Signature")
-                    next(AdaptedRequest(original: request, urlRequest: signed), completion: completion)
-                } catch {
-                    completion(.failure(error))
-                }
+                var signed = AdaptedRequest(request)
+                signed.headers["X-Signature"] = key
+                next(signed, completion: completion)
             }
         }
 
@@ -458,25 +454,37 @@ enum ObserveSample {
 enum RequestAdaptingSample {
     static func sample(session: Session) {
         // DOC-BEGIN
-        let performer = session.with(
-            .adapt([
-                .header("User-Agent", "Fetch-Example/1.0"),
-                .requestID(),
-                RequestAdapter { request in
-                    request.setValue(Locale.current.identifier, forHTTPHeaderField: "Accept-Language")
-                },
-            ]))
+        let api = session.with(
+            .adapt { request in
+                request.headers["Accept-Language"] = "en"
+                request.headers.append("X-Trace", "client")
+            })
         // DOC-END
-        _ = performer
+        _ = api
     }
 
     static func middlewareSample(session: Session) {
         // DOC-BEGIN
         let api = session.with(
-            .adapt([
-                .header("User-Agent", "Fetch-Example/1.0"),
-                .requestID(),
-            ]))
+            .header("User-Agent", "Fetch-Example/1.0"),
+            .requestID(),
+            .adapt { request in
+                request.headers["Accept-Language"] = Locale.current.identifier
+            })
+        // DOC-END
+        _ = api
+    }
+
+    static func interceptSample(session: Session) {
+        // DOC-BEGIN
+        let api = session.with(
+            .intercept { request, context, next, completion in
+                var signed = AdaptedRequest(request)
+                signed.headers["X-Signature"] = "k"
+                next(signed) { answer in
+                    completion(answer)
+                }
+            })
         // DOC-END
         _ = api
     }

@@ -22,7 +22,7 @@ func chainSample(session: Session, tokens: BearerAuthenticator) async throws {
     let api =
         session
         .with(.observe { event in print(event) })  // GET https://api.example.com/users/1 → 200 OK, 312 bytes in 4.1 ms
-        .with(.adapt([.header("User-Agent", "MyApp/1.0"), .requestID()]))
+        .with(.header("User-Agent", "MyApp/1.0"), .requestID())
         .with(.authenticate(with: tokens))
         .with(.retry(RetryPolicy(maximumAttempts: 4, deadline: 30)))
     let user: User = try await api.perform(GetUser(baseURL: baseURL, id: 1))

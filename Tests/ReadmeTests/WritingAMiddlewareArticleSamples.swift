@@ -22,16 +22,27 @@ struct WritingAMiddlewareArticle {
             next: Next,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
-            do {
-                var urlRequest = try request.makeURLRequest()
-                urlRequest.setValue(key, forHTTPHeaderField: "X-API-Key")
-                next(AdaptedRequest(original: request, urlRequest: urlRequest), completion: completion)
-            } catch {
-                completion(.failure(error))
-            }
+            var keyed = AdaptedRequest(request)
+            keyed.headers["X-API-Key"] = key
+            next(keyed, completion: completion)
         }
     }
     // DOC-END
+
+    static func closures(session: Session, key: String) {
+        // DOC-BEGIN
+        let api = session.with(
+            .adapt { request in
+                request.headers["X-API-Key"] = key
+            },
+            .intercept { request, context, next, completion in
+                next(request) { answer in
+                    completion(answer)
+                }
+            })
+        // DOC-END
+        _ = api
+    }
 
     // DOC-BEGIN
     struct Offline: Middleware {

@@ -17,7 +17,7 @@ struct LoginAuthenticator: Authenticator {
     /// The token, and how to get a new one.
     let tokens: BearerAuthenticator
 
-    func apply(to request: inout URLRequest) {
+    func apply(to request: inout AdaptedRequest) {
         tokens.apply(to: &request)
     }
 

@@ -278,10 +278,21 @@ private struct ConditionalRequest: Request {
 
     var url: URL { original.url }
     var method: HTTPMethod { original.method }
-    var headers: HeaderFields { original.headers }
     var body: Data? { original.body }
     var timeout: TimeInterval? { original.timeout }
     var maximumResponseSize: Int? { original.maximumResponseSize }
+
+    /// The original's fields, then the validators it does not set itself, as ``makeURLRequest()`` sends them.
+    var headers: HeaderFields {
+        var headers = original.headers
+        if let entityTag, !headers.contains("If-None-Match") {
+            headers.append("If-None-Match", entityTag)
+        }
+        if let lastModified, !headers.contains("If-Modified-Since") {
+            headers.append("If-Modified-Since", lastModified)
+        }
+        return headers
+    }
 
     func makeURLRequest() throws -> URLRequest {
         var urlRequest = try original.makeURLRequest()

@@ -17,12 +17,12 @@ import Foundation
 ///
 /// `Set-Cookie` is the one field whose values cannot be combined (an `Expires` date holds a comma): the name reads
 /// its first value; ``values(for:)`` reads each field's own value, as it does for any name. A dictionary literal
-/// makes fields in its own order; `HeaderFields([(name, value), …])` makes repeated ones.
+/// makes fields in its own order; `HeaderFields([(name, value), …])` and ``append(_:_:)`` make repeated ones.
 ///
 /// Two values are equal when each name (in any case) has the same values in the same order: as in HTTP, the order
 /// of fields of different names does not count.
 public struct HeaderFields: Sendable {
-    private let storage: Storage
+    private var storage: Storage
 
     /// Creates header fields from `fields`, in order, repeated names included.
     ///
@@ -47,24 +47,43 @@ public struct HeaderFields: Sendable {
     /// The value of the field `name`, whatever its case; the values of a repeated field joined with `, `, except
     /// `Set-Cookie`'s, whose first value this is.
     ///
+    /// Setting a value replaces every field of that name, in any case, with one field, where the first of them was
+    /// (or last): `request.headers["Accept"] = "application/json"`. Setting `nil` removes them. ``append(_:_:)``
+    /// adds a repeated field instead.
+    ///
     /// - Parameter name: The field name, in any case, for example `"content-type"`.
     /// - Returns: The value, or `nil` when there is no such field.
     public subscript(name: String) -> String? {
-        if case .foundation(let foundation) = storage, let value = foundation.valueBeforeConversion(named: name) {
-            return value
-        }
-        var found: String?
-        for field in fields where HeaderName.equal(field.name, name) {
-            guard let previous = found else {
-                found = field.value
-                continue
+        get {
+            if case .foundation(let foundation) = storage, let value = foundation.valueBeforeConversion(named: name) {
+                return value
             }
-            if HeaderName.equal(name, "Set-Cookie") {
-                break
+            var found: String?
+            for field in fields where HeaderName.equal(field.name, name) {
+                guard let previous = found else {
+                    found = field.value
+                    continue
+                }
+                if HeaderName.equal(name, "Set-Cookie") {
+                    break
+                }
+                found = previous + ", " + field.value
             }
-            found = previous + ", " + field.value
+            return found
         }
-        return found
+        set {
+            self = newValue.map { setting(name, to: $0) } ?? removing(name)
+        }
+    }
+
+    /// Adds a field after the others, even when a field of that name is already there: the two are sent apart, in
+    /// order, where the transport can (see ``URLSessionTransport`` for the one that combines them).
+    ///
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The value.
+    public mutating func append(_ name: String, _ value: String) {
+        storage = .list(fields + [(name: name, value: value)])
     }
 
     /// Each value of the field `name`, whatever its case, in the order they came: one per field.
@@ -108,6 +127,23 @@ public struct HeaderFields: Sendable {
     /// These fields without any field named `name`.
     package func removing(_ name: String) -> HeaderFields {
         HeaderFields(fields.filter { !HeaderName.equal($0.name, name) })
+    }
+
+    /// The fields as `URLRequest` holds them, one value per name: the values of a repeated name (in any case) joined
+    /// as RFC 9110 §5.3 combines them, with `, `, and `Cookie`'s with `; ` (RFC 6265 §5.4), under the name's first
+    /// spelling, in the order of each name's first field.
+    package var combined: [(name: String, value: String)] {
+        var combined: [(name: String, value: String)] = []
+        combined.reserveCapacity(count)
+        for (name, value) in fields {
+            guard let index = combined.firstIndex(where: { HeaderName.equal($0.name, name) }) else {
+                combined.append((name, value))
+                continue
+            }
+            let separator = HeaderName.equal(name, "Cookie") ? "; " : ", "
+            combined[index].value += separator + value
+        }
+        return combined
     }
 
     /// Whether there is a field named `name`, whatever its case.

@@ -90,10 +90,14 @@ extension Request {
             // instructions, 1 % of a whole in-process call).
             urlRequest.httpMethod = method.rawValue
         }
+        let headers = headers
         for (name, value) in headers {
             try HeaderValidation.validate(name: name, value: value, in: "\(method) \(url.absoluteString)")
-            // A repeated name is added, not replaced: Foundation joins the values with ", ".
-            urlRequest.addValue(value, forHTTPHeaderField: name)
+        }
+        // URLRequest holds one value per name: repeated fields are combined as RFC 9110 says (Cookie's with "; "),
+        // and a transport that sends fields apart reads them from `headers` again (Exchange.fields(of:in:)).
+        for (name, value) in headers.combined {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         urlRequest.httpBody = body
         if let timeout {

@@ -13,12 +13,17 @@ import Foundation
 /// let response = Response(status: 200, data: Data(#"{"id":1}"#.utf8), originalRequest: GetUser(id: 1))
 /// let user = try User.parse(response: response, errorParser: nil).get()
 /// ```
+///
+/// A middleware changes a response by editing a copy of the one `next` answered (`var changed = response`): the copy
+/// keeps the body still arriving of a stream and the connection of a WebSocket, which a response made with
+/// ``init(status:headers:data:originalRequest:url:)`` has not. A stream or WebSocket call answered with a made one
+/// after the transport delivered its own fails with ``FetchError/invalidRequest(_:)``, and what it dropped is closed.
 public struct Response: Sendable {
     /// The HTTP status code, for example `200`.
-    public let status: Int
+    public var status: Int
 
     /// The body, or `nil` when there was none.
-    public let data: Data?
+    public var data: Data?
 
     /// The request this response answers.
     public let originalRequest: any Request
@@ -27,7 +32,7 @@ public struct Response: Sendable {
     public let url: URL?
 
     /// The header fields, in the order they arrived: `response.headers["content-type"]`.
-    public let headers: HeaderFields
+    public var headers: HeaderFields
 
     /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
     /// fresh hit is not parsed again.

@@ -22,6 +22,8 @@ extension HAR.Entry {
     ///
     /// - Parameters:
     ///   - request: The request as it was sent.
+    ///   - declaredFields: The header fields the request declared, recorded apart and in order where `request`
+    ///     holds them combined. The default is none: `request`'s own, by name.
     ///   - response: The response to it. When it came from another URL after redirects, the entry's comment
     ///     names that URL.
     ///   - startedDateTime: When the request was sent.
@@ -31,6 +33,7 @@ extension HAR.Entry {
     ///     ``defaultMultipartLimit``.
     package init(
         request: URLRequest,
+        declaring declaredFields: HeaderFields = [:],
         response: Response,
         startedDateTime: Date,
         timings: HAR.Timings,
@@ -38,9 +41,8 @@ extension HAR.Entry {
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) {
         let url = request.url ?? response.originalRequest.url
-        let requestHeaders = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
-            (name: $0.key, value: $0.value)
-        }
+        // As the request declared them, repeated fields apart, where the URLRequest holds them combined.
+        let requestHeaders = Exchange.fields(declared: declaredFields, in: request)
         let responseHeaders = Array(response.headers)  // in wire order, repeated fields apart
         let requestType = requestHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
         let responseType = responseHeaders.first { HeaderName.equal($0.name, "Content-Type") }?.value
@@ -120,7 +122,8 @@ extension HAR.Entry {
         multipartLimit: Int = HAR.Entry.defaultMultipartLimit
     ) throws {
         self.init(
-            request: try request.makeURLRequest(), response: response, startedDateTime: startedDateTime,
+            request: try request.makeURLRequest(), declaring: request.headers, response: response,
+            startedDateTime: startedDateTime,
             timings: timings, redaction: redaction, multipartLimit: multipartLimit)
     }
 

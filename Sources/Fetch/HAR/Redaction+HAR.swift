@@ -53,7 +53,7 @@ extension Redaction {
         guard case .success(let urlRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) else {
             return []
         }
-        let headers = (urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
+        let headers = Exchange.fields(of: request, in: urlRequest)
         let type = headers.first { HeaderName.equal($0.name, "Content-Type") }?.value
         let body = urlRequest.httpBody.flatMap { redacting(body: $0, contentType: type)?.secrets }
         return secrets(headers: headers, url: urlRequest.url, bodyValues: body ?? [])

@@ -16,6 +16,9 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         var inFlight: [any Cancellable] = []
         var cancelActions: [@Sendable () -> Void] = []
         var observers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
+        /// The streamed bodies and WebSocket connections the transport answered the call with, kept by the
+        /// caller's context: a middleware that answers with a `Response` it made drops them.
+        var delivered: [Response] = []
     }
 
     /// The request the caller made, before any middleware changed it.
@@ -47,6 +50,41 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         self.root = outer.root ?? outer
         self.streamBufferLimit = outer.streamBufferLimit
         self.webSocketMessageLimit = outer.webSocketMessageLimit
+    }
+
+    /// Keeps `response`, the transport's answer, when it carries a streamed body or a WebSocket connection.
+    func noteDelivered(_ response: Response) {
+        guard response.streamedBody != nil || response.webSocketChannel != nil else {
+            return
+        }
+        if let root {
+            root.noteDelivered(response)
+            return
+        }
+        state.withLock { $0.delivered.append(response) }
+    }
+
+    /// The failure of a stream or WebSocket call that `response` answers without the body or connection the
+    /// transport delivered (a middleware made a new `Response`), after closing what it dropped; `nil` when
+    /// `response` carries its own, or the transport delivered none (a middleware answered on its own).
+    func droppedDelivery(answering response: Response) -> FetchError? {
+        // Taken in every case, so that the call keeps no earlier attempt's stream once it has its answer.
+        let delivered = state.withLock { state -> [Response] in
+            defer { state.delivered = [] }
+            return state.delivered
+        }
+        guard !delivered.isEmpty, response.streamedBody == nil, response.webSocketChannel == nil else {
+            return nil
+        }
+        for dropped in delivered {
+            dropped.streamedBody?.stream.cancel()
+            dropped.webSocketChannel?.close(code: 1001, reason: "")
+        }
+        let what = delivered.contains { $0.webSocketChannel != nil } ? "WebSocket connection" : "streamed body"
+        return FetchError.invalidRequest(
+            "\(ErrorText.target(request)): a middleware answered with a Response it made, without the \(what) the"
+                + " transport delivered (status \(response.status)); it was closed. Edit a copy of the response next"
+                + " answered (var response = answer) to keep it")
     }
 
     /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:bufferLimit:)``).

@@ -20,18 +20,19 @@
 ///         next: Next,
 ///         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
 ///     ) {
-///         do {
-///             var signed = try request.makeURLRequest()
-///             signed.setValue(key, forHTTPHeaderField: "X-Signature")
-///             next(AdaptedRequest(original: request, urlRequest: signed), completion: completion)
-///         } catch {
-///             completion(.failure(error))
-///         }
+///         var signed = AdaptedRequest(request)
+///         signed.headers["X-Signature"] = key
+///         next(signed, completion: completion)
 ///     }
 /// }
 ///
 /// let performer = session.with(RequestSigner(key: "k"))
 /// ```
+///
+/// A middleware that only changes the request is shorter as `.adapt { request in … }`; one from a closure
+/// is ``Middleware/intercept(_:)``. To change a response, edit a copy of the one `next` answered
+/// (`var changed = response; changed.headers["X-Cache"] = "miss"`): a streamed or WebSocket response keeps its body
+/// or connection that way, which a ``Response`` made with its initialiser does not have.
 ///
 /// Completions may come on any thread, and over the FetchTesting doubles before `next` returns: a middleware
 /// must not assume either. Timers a middleware starts go through a ``Scheduling`` clock, and are cancelled with

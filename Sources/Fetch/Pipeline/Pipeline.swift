@@ -140,6 +140,9 @@ public struct Pipeline: RequestPerforming {
         } onCancel: {
             context.cancel()
         }
+        if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
+            throw dropped
+        }
         if case .success(let response) = answer, response.isSuccess {
             let head = response.answering(request)
             return response.streamedBody?.stream.with(head: head) ?? ResponseStream(whole: head)
@@ -184,7 +187,13 @@ public struct Pipeline: RequestPerforming {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any Cancellable {
         let context = CallContext(request: caller, streamBufferLimit: max(1, bufferLimit))
-        stack.start(request, from: 0, context: context, completion: completion)
+        stack.start(request, from: 0, context: context) { answer in
+            if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
+                completion(.failure(dropped))
+            } else {
+                completion(answer)
+            }
+        }
         return context
     }
 
@@ -337,7 +346,11 @@ extension Pipeline {
                     let completion = streamsHandOn ? Self.handingOn(completion) : completion
                     context.track(
                         transport.stream(request, bufferLimit: bufferLimit) { answer in
-                            completion(answer.map(Response.init(streaming:)))
+                            let answer = answer.map(Response.init(streaming:))
+                            if case .success(let response) = answer {
+                                context.noteDelivered(response)
+                            }
+                            completion(answer)
                         })
                 } else {
                     let completion = sendsHandOn ? Self.handingOn(completion) : completion
@@ -369,7 +382,13 @@ extension Pipeline {
                 return
             }
             let completion = streamsHandOn ? Self.handingOn(completion) : completion
-            context.track(opener.openWebSocket(request, maximumMessageSize: maximumMessageSize, completion: completion))
+            context.track(
+                opener.openWebSocket(request, maximumMessageSize: maximumMessageSize) { answer in
+                    if case .success(let response) = answer {
+                        context.noteDelivered(response)
+                    }
+                    completion(answer)
+                })
         }
     }
 }

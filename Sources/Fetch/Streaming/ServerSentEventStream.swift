@@ -191,15 +191,17 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         /// The request with the headers of an event source: `Accept`, `Cache-Control` and `Last-Event-ID`.
         private func eventRequest() throws -> AdaptedRequest {
             let original = stream.request
-            var urlRequest = try original.makeURLRequest()
-            urlRequest.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-            urlRequest.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+            // Built once here so that a request that cannot be sent fails the stream, not each reconnection.
+            try HeaderValidation.validate(original.makeURLRequest(), for: original)
+            var request = AdaptedRequest(original)
+            request.headers["Accept"] = "text/event-stream"
+            request.headers["Cache-Control"] = "no-cache"
             if let lastEventID = parser.lastEventID {
                 try HeaderValidation.validate(
                     name: "Last-Event-ID", value: lastEventID, in: "\(original.method) \(original.url.absoluteString)")
-                urlRequest.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID")
+                request.headers["Last-Event-ID"] = lastEventID
             }
-            return AdaptedRequest(original: original, urlRequest: urlRequest)
+            return request
         }
 
         private static func isEventStream(_ response: Response) -> Bool {

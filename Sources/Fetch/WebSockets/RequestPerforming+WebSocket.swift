@@ -61,6 +61,9 @@ extension Pipeline {
         } onCancel: {
             context.cancel()
         }
+        if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
+            throw dropped
+        }
         if case .success(let response) = answer, response.status == 101 {
             guard let channel = response.webSocketChannel else {
                 throw FetchError.webSocketHandshakeFailed(
@@ -81,7 +84,7 @@ extension Pipeline {
 
     /// `request` with the header fields of an opening handshake (RFC 6455 §4.1), as the middlewares see it.
     private static func handshake(for request: any Request) throws -> any Request {
-        var urlRequest = try request.makeURLRequest()
+        let urlRequest = try request.makeURLRequest()
         try HeaderValidation.validate(urlRequest, for: request)  // so that no message below quotes a line break
         let method = urlRequest.httpMethod ?? "GET"
         guard method == "GET" else {
@@ -93,10 +96,11 @@ extension Pipeline {
             throw FetchError.invalidRequest(
                 "\(ErrorText.target(request)): a WebSocket needs a ws, wss, http or https URL")
         }
-        urlRequest.setValue("websocket", forHTTPHeaderField: "Upgrade")
-        urlRequest.setValue("Upgrade", forHTTPHeaderField: "Connection")
-        urlRequest.setValue("13", forHTTPHeaderField: "Sec-WebSocket-Version")
-        return AdaptedRequest(original: request, urlRequest: urlRequest)
+        var handshake = AdaptedRequest(request)
+        handshake.headers["Upgrade"] = "websocket"
+        handshake.headers["Connection"] = "Upgrade"
+        handshake.headers["Sec-WebSocket-Version"] = "13"
+        return handshake
     }
 
     /// What a refused handshake parses as: the error parser's error for a status outside 2xx.

@@ -36,7 +36,7 @@ private struct HandMadeRequest: Request {
         let says: [String]
         let make: @Sendable (URL) -> any Request
         /// Adapters the session runs before the transport.
-        var adapters: [RequestAdapter] = []
+        var adapters: [InterceptingMiddleware] = []
     }
 
     static let injection = "GET\r\nX-Injected:1\r\n\r\nGET"
@@ -62,11 +62,11 @@ private struct HandMadeRequest: Request {
         Case(
             description: "a header name with CR LF from an adapter", says: ["header name", #"it contains "\r""#],
             make: { TestRequest($0) },
-            adapters: [RequestAdapter { $0.setValue("1", forHTTPHeaderField: "X-A\r\nX-Injected") }]),
+            adapters: [.adapt { $0.headers.append("X-A\r\nX-Injected", "1") }]),
         Case(
             description: "a method with CR LF from an adapter", says: ["the method", #"it contains "\r""#],
             make: { TestRequest($0) },
-            adapters: [RequestAdapter { $0.httpMethod = "GET\r\nX-Injected: 1\r\n" }]),
+            adapters: [.adapt { $0.method = HTTPMethod(rawValue: "GET\r\nX-Injected: 1\r\n") }]),
     ]
 
     /// Each kind of call, made on `session` for `request`.
@@ -93,8 +93,7 @@ private struct HandMadeRequest: Request {
         let directory = try TemporaryDirectory("request-validation")
         let url = listener.baseURL.appending(path: "target")
         for testCase in Self.cases {
-            let performer: any RequestPerforming =
-                testCase.adapters.isEmpty ? session : session.with(.adapt(testCase.adapters))
+            let performer = testCase.adapters.reduce(session as any RequestPerforming) { $0.with($1) }
             for (kind, call) in try Self.calls(on: performer, testCase.make(url), directory: directory.url) {
                 try await expectRefusal(of: testCase, kind, call)
             }
@@ -140,8 +139,7 @@ private struct HandMadeRequest: Request {
         let url = try #require(URL(string: "ws://127.0.0.1:\(listener.baseURL.port ?? 0)/socket"))
         let handMade = Self.cases.filter { $0.description.contains("CR LF") }
         for testCase in handMade {
-            let performer: any RequestPerforming =
-                testCase.adapters.isEmpty ? session : session.with(.adapt(testCase.adapters))
+            let performer = testCase.adapters.reduce(session as any RequestPerforming) { $0.with($1) }
             let request = testCase.make(url)
             try await expectRefusal(of: testCase, "webSocket") { _ = try await performer.webSocket(request) }
         }

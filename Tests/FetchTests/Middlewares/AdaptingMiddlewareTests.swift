@@ -17,21 +17,78 @@ import Testing
     @Test func adaptersRunInOrderBeforeTheRequestIsSent() throws {
         let spy = SpyPerformer()
         spy.with(
-            .adapt([
-                RequestAdapter { $0.setValue("first", forHTTPHeaderField: "X-Order") },
-                RequestAdapter {
-                    $0.setValue(
-                        ($0.value(forHTTPHeaderField: "X-Order") ?? "") + ",second", forHTTPHeaderField: "X-Order")
-                },
-            ])
+            .adapt { $0.headers["X-Order"] = "first" },
+            .adapt { $0.headers["X-Order"] = ($0.headers["X-Order"] ?? "") + ",second" }
         ).perform(request) { (_: Result<Data, any Error>) in }
         #expect(try sent(spy).value(forHTTPHeaderField: "X-Order") == "first,second")
         #expect(try sent(spy).value(forHTTPHeaderField: "Accept") == "application/json")
     }
 
+    @Test func repeatedAndOrderedFieldsPassEveryAdapterApartAndInOrder() throws {
+        let spy = SpyPerformer()
+        let ordered = TestRequest("https://api.example.com/", headers: HeaderFields([("X-A", "1"), ("X-B", "2")]))
+        spy.with(
+            .adapt { $0.headers.append("X-A", "3") },
+            .adapt { $0.headers.append("Cookie", "a=1") },
+            .adapt { $0.headers.append("cookie", "b=2") }
+        ).perform(ordered) { (_: Result<Data, any Error>) in }
+        let adapted = try #require(spy.requests.first)
+        let fields = adapted.headers.map { "\($0.name): \($0.value)" }
+        #expect(fields == ["X-A: 1", "X-B: 2", "X-A: 3", "Cookie: a=1", "cookie: b=2"])
+        // URLRequest holds one value per name: combined as RFC 9110 §5.3 and RFC 6265 §5.4 say.
+        let urlRequest = try adapted.makeURLRequest()
+        #expect(urlRequest.value(forHTTPHeaderField: "X-A") == "1, 3")
+        #expect(urlRequest.value(forHTTPHeaderField: "Cookie") == "a=1; b=2")
+    }
+
+    @Test func anAdaptedRequestKeepsWhatTheRequestBuiltBeyondItsFields() throws {
+        struct Built: Request {
+            var url: URL { URL(string: "https://api.example.com/upload")! }
+            func makeURLRequest() throws -> URLRequest {
+                var urlRequest = URLRequest(url: url)
+                urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+                urlRequest.setValue("built", forHTTPHeaderField: "X-Built")
+                return urlRequest
+            }
+        }
+        var adapted = AdaptedRequest(Built())
+        adapted.headers["X-Added"] = "yes"
+        let urlRequest = try adapted.makeURLRequest()
+        #expect(urlRequest.cachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(urlRequest.value(forHTTPHeaderField: "X-Built") == "built")
+        #expect(urlRequest.value(forHTTPHeaderField: "X-Added") == "yes")
+        #expect(adapted.original is Built)
+        #expect(AdaptedRequest(adapted).original is Built)
+    }
+
+    @Test func aBodyAnAdapterSetsReplacesTheStreamedOneAndItsLength() throws {
+        struct Streamed: Request {
+            var url: URL { URL(string: "https://api.example.com/upload")! }
+            var method: HTTPMethod { .post }
+            func makeURLRequest() throws -> URLRequest {
+                var urlRequest = URLRequest(url: url)
+                urlRequest.httpMethod = "POST"
+                urlRequest.httpBodyStream = InputStream(data: Data("streamed".utf8))
+                urlRequest.setValue("8", forHTTPHeaderField: "Content-Length")
+                return urlRequest
+            }
+        }
+        var untouched = AdaptedRequest(Streamed())
+        untouched.headers["X-A"] = "1"
+        #expect(try untouched.makeURLRequest().httpBodyStream != nil)
+        #expect(try untouched.makeURLRequest().value(forHTTPHeaderField: "Content-Length") == "8")
+        var replaced = untouched
+        replaced.body = Data("new".utf8)
+        let urlRequest = try replaced.makeURLRequest()
+        #expect(urlRequest.httpBody == Data("new".utf8))
+        #expect(urlRequest.httpBodyStream == nil)
+        #expect(urlRequest.value(forHTTPHeaderField: "Content-Length") == nil)
+        #expect(AdaptedRequest(replaced).body == Data("new".utf8))
+    }
+
     @Test func headerAdaptersLeaveTheRequestsOwnHeadersAlone() throws {
         let spy = SpyPerformer()
-        spy.with(.adapt([.header("Accept", "text/html"), .header("User-Agent", "Fetch-Tests/1.0")]))
+        spy.with(.header("Accept", "text/html"), .header("User-Agent", "Fetch-Tests/1.0"))
             .perform(request) { (_: Result<Data, any Error>) in }
         #expect(try sent(spy).value(forHTTPHeaderField: "Accept") == "application/json")
         #expect(try sent(spy).value(forHTTPHeaderField: "User-Agent") == "Fetch-Tests/1.0")
@@ -39,7 +96,7 @@ import Testing
 
     @Test func defaultHeadersYieldToTheRequestsOwnInAnyCase() throws {
         let spy = SpyPerformer()
-        spy.with(.adapt([.header("ACCEPT", "text/html"), .header("x-client", "fetch")]))
+        spy.with(.header("ACCEPT", "text/html"), .header("x-client", "fetch"))
             .perform(TestRequest("https://api.example.com/", headers: ["accept": "application/json"])) {
                 (_: Result<Data, any Error>) in
             }
@@ -51,7 +108,7 @@ import Testing
 
     @Test func requestIDsAreUniquePerRequest() throws {
         let spy = SpyPerformer()
-        let performer = spy.with(.adapt([.requestID()]))
+        let performer = spy.with(.requestID())
         for _ in 0..<3 {
             performer.perform(request) { (_: Result<Data, any Error>) in }
         }
@@ -63,7 +120,7 @@ import Testing
         struct NoSession: Error {}
         let spy = SpyPerformer()
         let result = Captured<Result<Data, any Error>>()
-        spy.with(.adapt([RequestAdapter { _ in throw NoSession() }])).perform(request, completion: result.capture)
+        spy.with(.adapt { _ in throw NoSession() }).perform(request, completion: result.capture)
         #expect(throws: NoSession.self) { try result.value?.get() }
         #expect(spy.requests.isEmpty)
     }
@@ -71,16 +128,29 @@ import Testing
     @Test func anAdaptedHeaderThatWouldInjectHeadersIsRejected() throws {
         let mock = MockPerformer { _ in MockResponse(status: 200) }
         let result = Captured<Result<Data, any Error>>()
-        mock.with(.adapt([.header("X-User", "ada\r\nX-Admin: true")])).perform(request, completion: result.capture)
+        mock.with(.header("X-User", "ada\r\nX-Admin: true")).perform(request, completion: result.capture)
         guard case .invalidRequest = try fetchError(result.value).fetchKind else {
             Issue.record("expected .invalidRequest, got \(String(describing: result.value))")
             return
         }
     }
 
+    @Test func aFieldAnAdapterAppendsThatWouldInjectHeadersIsRejected() throws {
+        let mock = MockPerformer { _ in MockResponse(status: 200) }
+        let result = Captured<Result<Data, any Error>>()
+        mock.with(.adapt { $0.headers.append("X-User", "ada\r\nX-Admin: true") })
+            .perform(request, completion: result.capture)
+        guard case .failure(let error) = result.value else {
+            Issue.record("expected a failure, got \(String(describing: result.value))")
+            return
+        }
+        #expect(String(describing: error).contains("X-User"), "\(error)")
+        #expect(String(describing: error).contains("line break"), "\(error)")
+    }
+
     @Test func theResponseAnswersTheCallersOwnRequest() throws {
         let result = Captured<Result<Response, any Error>>()
-        MockPerformer { _ in MockResponse(status: 204) }.with(.adapt([.requestID()])).perform(
+        MockPerformer { _ in MockResponse(status: 204) }.with(.requestID()).perform(
             request, completion: result.capture)
         let response = try #require(try result.value?.get())
         #expect(response.originalRequest is TestRequest)
@@ -93,13 +163,9 @@ import Testing
         let store = TokenStore()
         let mock = MockPerformer { request in .text(request.headers["X-Token"] ?? "none") }
         let performer = mock.with(
-            .adapt([
-                RequestAdapter.async { request in
-                    var request = request
-                    request.setValue(await store.token(), forHTTPHeaderField: "X-Token")
-                    return request
-                }
-            ]))
+            .adapt { request in
+                request.headers["X-Token"] = await store.token()
+            })
         let token: String = try await performer.perform(request)
         #expect(token == "from-actor")
     }
@@ -109,12 +175,9 @@ import Testing
         let gate = Captured<Bool>()
         let results = Captured<Result<Data, any Error>>()
         let call = spy.with(
-            .adapt([
-                RequestAdapter.async { request in
-                    _ = try? await gate.first()
-                    return request
-                }
-            ])
+            .adapt { _ in
+                _ = try? await gate.first()
+            }
         ).perform(request, completion: results.capture)
         call.cancel()
         gate.capture(true)

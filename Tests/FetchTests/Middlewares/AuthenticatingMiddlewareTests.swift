@@ -13,8 +13,8 @@ final class ManualAuthenticator: Authenticator {
 
     var refreshes: Int { state.withLock { $0.refreshes } }
 
-    func apply(to request: inout URLRequest) {
-        request.setValue("Bearer \(state.withLock { $0.token })", forHTTPHeaderField: "Authorization")
+    func apply(to request: inout AdaptedRequest) {
+        request.headers["Authorization"] = "Bearer \(state.withLock { $0.token })"
     }
 
     func refresh(completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
@@ -160,9 +160,9 @@ extension SpyPerformer.Call {
         #expect(authenticator.token == "fresh")
         #expect(refreshes.withLock { $0 } == 1)
         authenticator.setToken(nil)
-        var urlRequest = URLRequest(url: request.url)
-        authenticator.apply(to: &urlRequest)
-        #expect(urlRequest.value(forHTTPHeaderField: "Authorization") == nil)
+        var adapted = AdaptedRequest(request)
+        authenticator.apply(to: &adapted)
+        #expect(adapted.headers["Authorization"] == nil)
     }
 }
 

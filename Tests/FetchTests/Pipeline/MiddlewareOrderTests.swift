@@ -26,13 +26,9 @@ import Testing
                 count += 1
                 return count
             }
-            do {
-                var stamped = try request.makeURLRequest()
-                stamped.setValue("\(count)", forHTTPHeaderField: "X-Stamp")
-                next(AdaptedRequest(original: request, urlRequest: stamped), completion: completion)
-            } catch {
-                completion(.failure(error))
-            }
+            var stamped = AdaptedRequest(request)
+            stamped.headers["X-Stamp"] = "\(count)"
+            next(stamped, completion: completion)
         }
     }
 

@@ -25,7 +25,7 @@ import Testing
         func wrap(_ performer: any RequestPerforming) -> any RequestPerforming {
             switch self {
             case .adapting:
-                performer.with(.adapt([.header("X-Layer", "adapting")]))
+                performer.with(.header("X-Layer", "adapting"))
             case .authenticating:
                 performer.with(.authenticate(with: BearerAuthenticator(token: "t0k3n") { $0(.success("fresh")) }))
             case .retrying:

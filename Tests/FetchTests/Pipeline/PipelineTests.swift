@@ -15,26 +15,10 @@ import Testing
 
     let request = TestRequest("http://example.test/items/1")
 
-    /// A middleware made of a closure, so that each test says what it does in one place.
-    struct Custom: Middleware {
-        let body:
-            @Sendable (any Request, CallContext, Next, @escaping @Sendable (Result<Response, any Error>) -> Void) ->
-                Void
-
-        func intercept(
-            _ request: any Request,
-            context: CallContext,
-            next: Next,
-            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) {
-            body(request, context, next, completion)
-        }
-    }
-
     @Test func aMiddlewareCanAnswerWithoutCallingNext() throws {
         let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 500) })
         let stack = spy.with(
-            Custom { request, _, _, completion in
+            .intercept { request, _, _, completion in
                 completion(.success(Response(status: 200, data: Data(#"{"id":7}"#.utf8), originalRequest: request)))
             })
         let result = Captured<Result<Item, any Error>>()
@@ -45,7 +29,7 @@ import Testing
 
     @Test func aMiddlewareThatAnswersTwiceIsHeardOnce() throws {
         let stack = MockPerformer { _ in .json(#"{"id":1}"#) }.with(
-            Custom { request, _, next, completion in
+            .intercept { request, _, next, completion in
                 next(request, completion: completion)
                 completion(.failure(FetchError.timedOut()))
             })
@@ -58,7 +42,7 @@ import Testing
     @Test func aMiddlewareCanCallNextMoreThanOnce() throws {
         let spy = SpyPerformer(forwardingTo: MockPerformer { _ in .json(#"{"id":1}"#) })
         let stack = spy.with(
-            Custom { request, _, next, completion in
+            .intercept { request, _, next, completion in
                 next(request) { _ in next(request, completion: completion) }
             })
         let result = Captured<Result<Item, any Error>>()
@@ -70,10 +54,10 @@ import Testing
     @Test func changedRequestsGoOnButTheCallerGetsAnAnswerToItsOwn() throws {
         let spy = SpyPerformer(forwardingTo: MockPerformer { _ in MockResponse(status: 200, data: Data("ok".utf8)) })
         let stack = spy.with(
-            Custom { request, _, next, completion in
-                var urlRequest = URLRequest(url: request.url)
-                urlRequest.setValue("yes", forHTTPHeaderField: "X-Signed")
-                next(AdaptedRequest(original: request, urlRequest: urlRequest), completion: completion)
+            .intercept { request, _, next, completion in
+                var signed = AdaptedRequest(request)
+                signed.headers["X-Signed"] = "yes"
+                next(signed, completion: completion)
             })
         let result = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: result.capture)
@@ -84,7 +68,7 @@ import Testing
 
     @Test func cancellingTheCallCancelsWhatNextStartedAndReportsCancelledOnce() throws {
         let spy = SpyPerformer()
-        let stack = spy.with(Custom { request, _, next, completion in next(request, completion: completion) })
+        let stack = spy.with(.intercept { request, _, next, completion in next(request, completion: completion) })
         let results = Captured<Result<Item, any Error>>()
         let call = stack.perform(request, completion: results.capture)
         #expect(spy.pendingCalls.count == 1)
@@ -104,7 +88,7 @@ import Testing
         let later = Locked<(@Sendable () -> Void)?>(nil)
         let inner = Captured<Result<Response, any Error>>()
         let stack = spy.with(
-            Custom { request, context, next, completion in
+            .intercept { request, context, next, completion in
                 later.withLock { $0 = { next(request, completion: inner.capture) } }
                 context.onCancel { completion(.failure(FetchError.cancelled())) }
             })
@@ -121,7 +105,7 @@ import Testing
     @Test func theHandleNextReturnsCancelsThatUseAlone() throws {
         let spy = SpyPerformer()
         let stack = spy.with(
-            Custom { request, _, next, completion in
+            .intercept { request, _, next, completion in
                 let first = next(request) { _ in }
                 first.cancel()
                 next(request, completion: completion)
@@ -137,7 +121,7 @@ import Testing
         let spy = SpyPerformer()
         let shared = Captured<Result<Response, any Error>>()
         let stack = spy.with(
-            Custom { request, _, next, _ in
+            .intercept { request, _, next, _ in
                 _ = next.detached(request, completion: shared.capture)
             })
         let results = Captured<Result<Response, any Error>>()
@@ -151,7 +135,7 @@ import Testing
         let seen = Captured<String>()
         let stack = MockPerformer { _ in MockResponse(status: 200) }
             .with(
-                Custom { request, context, next, completion in
+                .intercept { request, context, next, completion in
                     context.report(.retrying(request, attempt: 2, delay: 0, reason: "custom"))
                     next(request, completion: completion)
                 }

@@ -127,13 +127,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }  // nil: best-effort clean-up of a temp dir
         let request = APIRequest(try #require(URL(string: "https://api.example.com/users/1")))
         let mock = MockPerformer { _ in .json(#"{"id": 1, "name": "Ada"}"#) }
-        let adapter: [any RequestAdapting] = [.header("X-Added-By-Middleware", "yes")]
+        let adapter: InterceptingMiddleware = .header("X-Added-By-Middleware", "yes")
         let outside = directory.appending(path: "outside.har")
         let inside = directory.appending(path: "inside.har")
         let failed = directory.appending(path: "failed.har")
         let stacks: [(URL, any RequestPerforming)] = [
-            (outside, try mock.with(.adapt(adapter)).with(.record(to: outside))),
-            (inside, try mock.with(.record(to: inside)).with(.adapt(adapter))),
+            (outside, try mock.with(adapter).with(.record(to: outside))),
+            (inside, try mock.with(.record(to: inside)).with(adapter)),
             (failed, try MockPerformer { _ in throw URLError(.cannotConnectToHost) }.with(.record(to: failed))),
         ]
         for (_, stack) in stacks {

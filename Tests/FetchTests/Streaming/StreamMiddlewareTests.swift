@@ -118,7 +118,7 @@ import Testing
         let events = Locked<[String]>([])
         let performer =
             mock
-            .with(.adapt([RequestAdapter.header("X-Client", "fetch")]))
+            .with(.header("X-Client", "fetch"))
             .with(.observe { event in events.withLock { $0.append("\(event)") } })
         let stream = try await performer.stream(request)
         #expect(try await Self.body(of: stream) == ["a"])

@@ -67,6 +67,19 @@ import Testing
         #expect(replayed.headers.values(for: "Set-Cookie").count == 2, "each cookie redacted on its own")
     }
 
+    @Test func repeatedRequestFieldsMatchTheirRecordingFieldByField() throws {
+        let request = TestRequest(
+            try url("https://api.example.test/tags"), headers: HeaderFields([("X-Tag", "a"), ("X-Tag", "b")]))
+        let response = Response(status: 200, data: Data(#"{"id":3}"#.utf8), originalRequest: request)
+        let entry = try HAR.Entry(request: request, response: response, startedDateTime: Date(), timings: .total(0.01))
+        #expect(entry.request.headers.map(\.value) == ["a", "b"])
+        let mock = try MockPerformer(replaying: file([entry]), matching: HARMatcher(includingHeaders: true))
+        #expect(try answer(mock, request).get() == Item(id: 3))
+        let other = TestRequest(
+            try url("https://api.example.test/tags"), headers: HeaderFields([("X-Tag", "a"), ("X-Tag", "c")]))
+        #expect(throws: (any Error).self) { try answer(mock, other).get() }
+    }
+
     @Test func answersSynchronouslyMatchingTheQueryInAnyOrder() throws {
         let recordedRequest = APIRequest(try url("http://api.test/search")).query("q", "fetch").query("page", "2")
         let mock = try MockPerformer(replaying: file([Self.recorded(recordedRequest, id: 7)]))

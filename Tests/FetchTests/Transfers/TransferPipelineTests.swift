@@ -15,14 +15,9 @@ struct RangeSigner: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        do {
-            var signed = try request.makeURLRequest()
-            signed.setValue(
-                "signed " + (signed.value(forHTTPHeaderField: "Range") ?? "whole"), forHTTPHeaderField: "X-Signature")
-            next(AdaptedRequest(original: request, urlRequest: signed), completion: completion)
-        } catch {
-            completion(.failure(error))
-        }
+        var signed = AdaptedRequest(request)
+        signed.headers["X-Signature"] = "signed " + (signed.headers["Range"] ?? "whole")
+        next(signed, completion: completion)
     }
 }
 

@@ -4,53 +4,113 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A request as an adapter or authenticator changed it: the `URLRequest` to send, and the request it came from.
+/// A request as a middleware changed it: the one type to change a request with, made from any request and edited
+/// as a value.
 ///
-/// The adapting and authenticating middlewares pass these on inward, so a `SpyPerformer` underneath records exactly what
-/// went out; ``original`` is the request the app made.
+/// ```swift
+/// let api = session.with(
+///     .adapt { request in
+///         request.headers["Accept-Language"] = "en"
+///         request.headers.append("X-Trace", "client")
+///     })
+/// ```
+///
+/// Its header fields are ``HeaderFields``: order, spelling and repeated fields reach the transport as set (see
+/// ``URLSessionTransport`` for the one transport that combines repeated fields). What the request builds beyond its
+/// fields (a body streamed from a file, a cache policy) is kept. Middlewares pass it on inward, so a `SpyPerformer`
+/// underneath records exactly what went out; ``original`` is the request the app made.
 public struct AdaptedRequest: Request {
-    /// The request the app made.
+    /// The request the app made, before any middleware changed it.
     public let original: any Request
 
-    /// The request to send.
-    package let urlRequest: URLRequest
+    /// The request this one was made from: ``original``, or another middleware's adapted request.
+    private let base: any Request
 
-    /// Creates an adapted request.
-    ///
-    /// - Parameters:
-    ///   - original: The request the app made.
-    ///   - urlRequest: The request to send in its place.
-    public init(original: any Request, urlRequest: URLRequest) {
-        self.original = original
-        self.urlRequest = urlRequest
+    /// The absolute URL to send the request to.
+    public var url: URL
+
+    /// The request method.
+    public var method: HTTPMethod
+
+    /// The header fields to send, in order, repeated ones apart.
+    public var headers: HeaderFields
+
+    /// The body, or `nil` for none (or for the request's own streamed body, which is kept unless a body is set).
+    public var body: Data? {
+        get { ownBody ?? base.body }
+        set { ownBody = .some(newValue) }
     }
 
-    /// The URL of the adapted `URLRequest`.
-    public var url: URL { urlRequest.url ?? original.url }
+    /// The body set on this request, when one was: `.some(nil)` removes the body.
+    private var ownBody: Data??
 
-    /// The method of the adapted `URLRequest`.
-    public var method: HTTPMethod { urlRequest.httpMethod.map(HTTPMethod.init(rawValue:)) ?? original.method }
+    /// How long the whole exchange may take, in seconds, or `nil` for the session's own.
+    public var timeout: TimeInterval?
 
-    /// The header fields of the adapted `URLRequest`.
-    public var headers: HeaderFields {
-        HeaderFields((urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    /// The most bytes of response body to read into memory, or `nil` for the transport's own limit.
+    public var maximumResponseSize: Int?
+
+    /// Creates a copy of `request` to change: its URL, method, header fields, body and limits.
+    ///
+    /// - Parameter request: The request to change: the app's, or one a middleware outside has already adapted.
+    public init(_ request: any Request) {
+        base = request
+        original = (request as? AdaptedRequest)?.original ?? request
+        url = request.url
+        method = request.method
+        headers = request.headers
+        timeout = request.timeout
+        maximumResponseSize = request.maximumResponseSize
     }
 
-    /// The body of the adapted `URLRequest`.
-    public var body: Data? { urlRequest.httpBody }
-
-    /// The timeout of the original request, so that `nil` still means the session's own.
-    public var timeout: TimeInterval? { original.timeout }
-
-    /// The body limit of the original request, so that `nil` still means the session's own.
-    public var maximumResponseSize: Int? { original.maximumResponseSize }
-
-    /// The adapted `URLRequest`, after checking its method and header fields as any request's are checked.
+    /// Builds the `URLRequest` of the request this one was made from, with this one's URL, method, header fields,
+    /// body and timeout in place of its own.
     ///
-    /// - Returns: The adapted `URLRequest`.
-    /// - Throws: ``FetchError/invalidRequest(_:)`` when an adapter set a method or header that cannot be sent.
+    /// Fields the request it was made from built beyond its ``Request/headers`` stay, unless this request sets a
+    /// field of the same name. `URLRequest` holds one value per name: repeated fields are combined there as RFC 9110
+    /// §5.3 says (see ``URLSessionTransport``), while ``CurlTransport`` sends them apart.
+    ///
+    /// - Returns: The request to send.
+    /// - Throws: The error of the request it was made from; ``FetchError/invalidRequest(_:)`` when the URL has no
+    ///   scheme, the method is not a token or a header name or value cannot be sent.
     public func makeURLRequest() throws -> URLRequest {
-        try HeaderValidation.validate(urlRequest, for: self)
+        var urlRequest = try base.makeURLRequest()
+        let target = "\(method) \(url.absoluteString)"
+        if url != base.url {
+            guard let scheme = url.scheme, !scheme.isEmpty else {
+                throw FetchError.invalidRequest("\(target): the URL is not absolute (it has no scheme such as https)")
+            }
+            urlRequest.url = url
+        }
+        if method != base.method {
+            try HeaderValidation.validate(method: method.rawValue, url: url)
+            urlRequest.httpMethod = method.rawValue
+        }
+        let declared = base.headers
+        if !headers.elementsEqual(declared, by: { $0.name == $1.name && $0.value == $1.value }) {
+            for (name, value) in headers {
+                try HeaderValidation.validate(name: name, value: value, in: target)
+            }
+            // What the request built beyond its declared fields (a streamed body's length, say) stays.
+            let built = (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+            urlRequest.allHTTPHeaderFields = nil
+            for (name, value) in headers.combined {
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
+            for (name, value) in built where !declared.contains(name) && !headers.contains(name) {
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
+        }
+        if let ownBody {
+            urlRequest.httpBody = ownBody
+            if !headers.contains("Content-Length") {
+                // A length the request set for a body streamed from a file is not this body's.
+                urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            }
+        }
+        if timeout != base.timeout {
+            urlRequest.timeoutInterval = timeout ?? URLRequest(url: url).timeoutInterval
+        }
         return urlRequest
     }
 }

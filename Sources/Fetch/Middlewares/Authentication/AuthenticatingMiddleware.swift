@@ -63,11 +63,9 @@ public final class AuthenticatingMiddleware: Middleware {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
         let generation = state.withLock { $0.generation }
-        let authenticated: AdaptedRequest
+        var authenticated = AdaptedRequest(request)
         do {
-            var urlRequest = try Exchange.makeURLRequest(for: request, defaultTimeout: nil).get()
-            try authenticator.apply(to: &urlRequest)
-            authenticated = AdaptedRequest(original: request, urlRequest: urlRequest)
+            try authenticator.apply(to: &authenticated)
         } catch {
             completion(.failure(error))
             return

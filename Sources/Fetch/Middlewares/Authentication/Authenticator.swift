@@ -10,11 +10,11 @@ import Foundation
 /// The performer calls ``refresh(completion:)`` once at a time however many requests were rejected together, and
 /// replays each rejected request once with the new credentials.
 public protocol Authenticator: Sendable {
-    /// Adds the current credentials to a request about to be sent.
+    /// Adds the current credentials to a request about to be sent: `request.headers["Authorization"] = …`.
     ///
-    /// - Parameter request: The request, changed in place.
+    /// - Parameter request: The request, changed in place as any middleware changes one.
     /// - Throws: An error that fails the call, for example when there are no credentials and none can be had.
-    func apply(to request: inout URLRequest) throws
+    func apply(to request: inout AdaptedRequest) throws
 
     /// Gets new credentials, typically by calling a token endpoint.
     ///
@@ -102,9 +102,9 @@ public final class BearerAuthenticator: Authenticator {
     /// Sets `Authorization: Bearer <token>` when there is a token.
     ///
     /// - Parameter request: The request, changed in place.
-    public func apply(to request: inout URLRequest) {
+    public func apply(to request: inout AdaptedRequest) {
         if let token {
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            request.headers["Authorization"] = "Bearer \(token)"
         }
     }
 

@@ -44,6 +44,9 @@
 
         let request: URLRequest
         let timeout: TimeInterval
+        /// The header fields the request declared (``Request/headers``), which are sent apart and in order where
+        /// ``request`` holds them combined (``Exchange/fields(declared:in:)``).
+        var declaredFields: HeaderFields = [:]
         /// How long the server may stay silent, in seconds (rounded up to whole seconds); `0` for no limit.
         var idleTimeout: TimeInterval = 0
         /// The most bytes of a body collected whole; past it the transfer ends with

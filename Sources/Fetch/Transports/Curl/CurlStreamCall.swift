@@ -66,7 +66,8 @@
                 return state.hops
             }
             let idleTimeout = urlRequest.timeoutInterval
-            let hop = curl.stream(urlRequest, timeout: 0, idleTimeout: idleTimeout) { [self] event in
+            let hop = curl.stream(urlRequest, declaring: request.headers, timeout: 0, idleTimeout: idleTimeout) {
+                [self] event in
                 receive(event, hop: number, sent: urlRequest)
             }
             let isCancelled = state.withLock { state in

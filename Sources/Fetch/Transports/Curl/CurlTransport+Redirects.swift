@@ -39,6 +39,7 @@
         /// seconds (`0` for no limit).
         func sendForHead(
             _ request: URLRequest,
+            declaring fields: HeaderFields = [:],
             timeout: TimeInterval,
             idleTimeout: TimeInterval = 0,
             redirectPolicy: RedirectPolicy,
@@ -56,6 +57,7 @@
                 deadline: timeout.isFinite && timeout > 0 ? Date().addingTimeInterval(timeout) : nil,
                 idleTimeout: idleTimeout,
                 maximumBodyBytes: maximumBodyBytes,
+                declaredFields: fields,
                 completion: completion
             )
             call.send(request)
@@ -79,6 +81,9 @@
         /// How long each hop may receive nothing, in seconds; `0` for no limit.
         private let idleTimeout: TimeInterval
         private let maximumBodyBytes: Int
+        /// The request's declared fields, sent apart on every hop where the hop still holds them (a redirect may
+        /// drop a credential).
+        private let declaredFields: HeaderFields
         private let completion: @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         private let state: Locked<State>
 
@@ -89,8 +94,10 @@
             deadline: Date?,
             idleTimeout: TimeInterval,
             maximumBodyBytes: Int,
+            declaredFields: HeaderFields,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) {
+            self.declaredFields = declaredFields
             self.transport = transport
             self.policy = policy
             self.deadline = deadline
@@ -116,7 +123,8 @@
                 return
             }
             let hop = transport.sendForHead(
-                request, timeout: remaining, idleTimeout: idleTimeout, maximumBodyBytes: maximumBodyBytes
+                request, declaring: declaredFields, timeout: remaining, idleTimeout: idleTimeout,
+                maximumBodyBytes: maximumBodyBytes
             ) { [self] result in
                 arrived(result, for: request)
             }

@@ -45,19 +45,20 @@
         /// up to whole seconds; `0` for no limit).
         func stream(
             _ request: URLRequest,
+            declaring fields: HeaderFields = [:],
             timeout: TimeInterval,
             idleTimeout: TimeInterval,
             receive: @escaping @Sendable (StreamEvent) -> Void
         ) -> any Cancellable {
             let call = CurlCall(loop: loop)
             guard let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) else {
-                loop.start(
-                    call,
-                    CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive)))
+                var job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+                job.declaredFields = fields
+                loop.start(call, job)
                 return call
             }
             let request = cookies.adding(to: request)
-            let job = CurlJob(
+            var job = CurlJob(
                 request: request, timeout: timeout, idleTimeout: idleTimeout,
                 delivery: .stream { event in
                     if case .response(let head) = event {
@@ -65,6 +66,7 @@
                     }
                     receive(event)
                 })
+            job.declaredFields = fields
             loop.start(call, job)
             return call
         }

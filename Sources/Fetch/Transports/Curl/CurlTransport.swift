@@ -17,6 +17,8 @@
     /// cancellation, redirect rule and stream works unchanged. A request's own ``Request/timeout`` bounds the whole
     /// exchange, redirects included; a request without one may take as long as it needs, but fails when the server
     /// sends nothing for 60 seconds, as `URLSession`'s default `timeoutIntervalForRequest` does.
+    /// Header fields go out as the request's ``Request/headers`` hold them: in order, spelled as written, a
+    /// repeated field apart (the `Cookie` pairs on one line, as RFC 6265 §5.4 asks).
     ///
     /// libcurl is loaded at run time (`libcurl.so.4`, which every Linux machine that runs Foundation has); creating a
     /// transport throws ``CurlTransportError`` when it cannot be loaded or is older than 7.68.0.
@@ -119,8 +121,8 @@
             let isDeadline = request.timeout != nil
             let limit = request.maximumResponseSize ?? maximumResponseSize
             return sendForHead(
-                urlRequest, timeout: isDeadline ? timeout : .infinity, idleTimeout: isDeadline ? 0 : timeout,
-                redirectPolicy: redirectPolicy, maximumBodyBytes: limit
+                urlRequest, declaring: request.headers, timeout: isDeadline ? timeout : .infinity,
+                idleTimeout: isDeadline ? 0 : timeout, redirectPolicy: redirectPolicy, maximumBodyBytes: limit
             ) { result in
                 switch result {
                 case .success(let (head, data)):
@@ -204,6 +206,7 @@
         /// it, without making an `HTTPURLResponse`.
         func sendForHead(
             _ request: URLRequest,
+            declaring fields: HeaderFields = [:],
             timeout: TimeInterval,
             idleTimeout: TimeInterval = 0,
             maximumBodyBytes: Int = .max,
@@ -224,6 +227,7 @@
                 job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .head(completion))
             }
             job.maximumBodyBytes = maximumBodyBytes
+            job.declaredFields = fields
             loop.start(call, job)
             return call
         }

@@ -35,6 +35,78 @@ package enum Exchange {
         }
     }
 
+    /// The header fields `urlRequest` sends for `request`, as the wire should carry them: the request's own
+    /// ``Request/headers`` apart, in order and as spelled, for each name `urlRequest` holds as their RFC 9110
+    /// combination (``HeaderFields/combined``); for a name `urlRequest` holds otherwise (a request's own
+    /// ``Request/makeURLRequest()``, a redirect that dropped a credential), `urlRequest`'s value; then the fields
+    /// only `urlRequest` sets, by name.
+    ///
+    /// A transport that sends fields apart (libcurl) sends these; the HAR recorder records them. Each value is
+    /// `urlRequest`'s, or a part of one, so ``HeaderValidation/validate(_:for:)`` on `urlRequest` covers them.
+    package static func fields(of request: any Request, in urlRequest: URLRequest) -> [(name: String, value: String)] {
+        fields(declared: request.headers, in: urlRequest)
+    }
+
+    /// The header fields `urlRequest` sends for a request that declared `declared`, as ``fields(of:in:)`` reads
+    /// them.
+    package static func fields(declared: HeaderFields, in urlRequest: URLRequest) -> [(name: String, value: String)] {
+        guard let sent = urlRequest.allHTTPHeaderFields, !sent.isEmpty else {
+            return []
+        }
+        var sentByName: [String: (name: String, value: String)] = [:]
+        sentByName.reserveCapacity(sent.count)
+        for (name, value) in sent {
+            sentByName[name.lowercased()] = (name, value)
+        }
+        var combinedByName: [String: String] = [:]
+        for (name, value) in declared.combined {
+            combinedByName[name.lowercased()] = value
+        }
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(max(sent.count, declared.count))
+        var replaced: Set<String> = []
+        for (name, value) in declared {
+            let key = name.lowercased()
+            guard let wire = sentByName[key] else {
+                continue  // the URLRequest does not send it
+            }
+            if wire.value == combinedByName[key] {
+                fields.append((name, value))
+            } else if replaced.insert(key).inserted {
+                fields.append(wire)
+            }
+        }
+        for key in sentByName.keys.sorted() where combinedByName[key] == nil {
+            if let wire = sentByName[key] {
+                fields.append(wire)
+            }
+        }
+        return fields
+    }
+
+    /// `fields` with every `Cookie` field's value joined into the first one's, with `; `: a client sends one `Cookie`
+    /// line (RFC 6265 §5.4), while it sends other repeated fields apart.
+    package static func joiningCookies(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard fields.lazy.filter({ HeaderName.equal($0.name, "Cookie") }).dropFirst().first != nil else {
+            return fields
+        }
+        var joined: [(name: String, value: String)] = []
+        var cookie: Int?
+        for field in fields {
+            guard HeaderName.equal(field.name, "Cookie") else {
+                joined.append(field)
+                continue
+            }
+            if let cookie {
+                joined[cookie].value += "; " + field.value
+            } else {
+                cookie = joined.count
+                joined.append(field)
+            }
+        }
+        return joined
+    }
+
     /// A new stream over `request`'s body, for a task that must send it again (a 307 or 308 redirect, an
     /// authentication challenge).
     ///

@@ -22,6 +22,10 @@ import Foundation
 /// them to a file in the user's home. A request that sets its own `Cookie` header is sent with exactly that header:
 /// the `URLSession`'s cookie storage neither adds to it nor keeps the cookies of its response. Where a transport over a
 /// `URLSession` of yours differs by platform: <doc:PlatformDifferences>.
+///
+/// A `URLRequest` holds one value per field name, so the values of a field a request sends more than once are
+/// combined in order, as RFC 9110 §5.3 allows: joined with `, `, and `Cookie`'s with `; ` (RFC 6265 §5.4). Field
+/// names and the order of different names are Foundation's. ``CurlTransport`` sends them apart, in order.
 public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport {
     /// The `URLSession` that sends the requests.
     package let urlSession: URLSession

@@ -198,7 +198,8 @@
                 let key = WebSocketHandshake.makeKey()
                 let head: Data
                 do {
-                    head = try WebSocketHandshake.requestHead(for: urlRequest, key: key)
+                    head = try WebSocketHandshake.requestHead(
+                        for: urlRequest, declaring: request.headers, key: key)
                 } catch let error as FetchError {
                     throw Stop.failed(error.naming(request))
                 } catch {

@@ -28,18 +28,21 @@ package enum WebSocketHandshake {
     /// The bytes of the opening handshake for `request`.
     ///
     /// `GET <path?query> HTTP/1.1`, `Host` (the request's own `Host` field if it has one, else the URL's host with
-    /// the port when it is not the scheme's default), the request's other header fields (sorted by name, as
-    /// `URLRequest` keeps no order), then `Upgrade: websocket`, `Connection: Upgrade` and
+    /// the port when it is not the scheme's default), the request's other header fields (as it declared them,
+    /// apart and in order, where `request` holds them combined; the others by name), then `Upgrade: websocket`, `Connection: Upgrade` and
     /// `Sec-WebSocket-Version: 13` unless the request already has them, `Sec-WebSocket-Key: key` in place of any the
     /// request has, and the blank line.
     ///
     /// - Parameters:
     ///   - request: The handshake request, with an absolute `ws`, `wss`, `http` or `https` URL.
+    ///   - declaredFields: The fields the request declared (``Request/headers``); the default is none.
     ///   - key: The key, from ``makeKey()``.
     /// - Returns: The head, CRLF line ends, UTF-8.
     /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request for a URL without a host or of another
     ///   scheme, or a header name or value that cannot be sent (CR, LF or NUL in it, or a name that is no token).
-    package static func requestHead(for request: URLRequest, key: String) throws -> Data {
+    package static func requestHead(
+        for request: URLRequest, declaring declaredFields: HeaderFields = [:], key: String
+    ) throws -> Data {
         let target = "GET \(request.url?.absoluteString ?? "(no URL)")"
         guard let url = request.url,
             let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
@@ -67,8 +70,8 @@ package enum WebSocketHandshake {
         if let port = components.port, port != defaultPort {
             authority += ":\(port)"
         }
-        let fields = (request.allHTTPHeaderFields ?? [:]).sorted {
-            $0.key.lowercased() < $1.key.lowercased() || ($0.key.lowercased() == $1.key.lowercased() && $0.key < $1.key)
+        let fields = Exchange.joiningCookies(Exchange.fields(declared: declaredFields, in: request)).map {
+            (key: $0.name, value: $0.value)
         }
         for (name, value) in fields {
             try HeaderValidation.validate(name: name, value: value, in: target)

@@ -37,6 +37,13 @@ def echo(exchange, match):
     })
 
 
+@route(r"/headers/received")
+def received_headers(exchange, match):
+    """The request's X- and Cookie field lines as the server read them: in order, repeated ones apart."""
+    exchange.send_json(200, [[name, value] for name, value in exchange.headers.items()
+                             if name.lower().startswith("x-") or name.lower() == "cookie"])
+
+
 @route(r"/status/(\d+)/(\d+)")
 def status_with_body(exchange, match):
     """A status with a body of that many bytes (at most 8 MiB): for error bodies larger than a client keeps."""

@@ -40,6 +40,17 @@ import Testing
                 + "Sec-WebSocket-Version: 13\r\n\r\n")
     }
 
+    @Test func requestHeadSendsTheDeclaredFieldsApartAndInOrderWithOneCookieLine() throws {
+        let request = AdaptedRequestWireSample.request("ws://example.com/chat")
+        var urlRequest = try request.makeURLRequest()
+        urlRequest.setValue("13", forHTTPHeaderField: "Sec-WebSocket-Version")
+        let head = String(
+            decoding: try WebSocketHandshake.requestHead(for: urlRequest, declaring: request.headers, key: Self.key),
+            as: UTF8.self)
+        let fields = head.components(separatedBy: "\r\n").filter { $0.hasPrefix("X-") || $0.hasPrefix("Cookie") }
+        #expect(fields == ["X-B: 2", "Cookie: a=1; b=2", "X-A: 1", "X-A: 3"])
+    }
+
     @Test(arguments: [
         ("ws://example.com", "GET / HTTP/1.1", "Host: example.com"),
         ("ws://example.com:80/a", "GET /a HTTP/1.1", "Host: example.com"),
@@ -185,5 +196,14 @@ import Testing
             WebSocketHandshake.problem(withUpgrade: headers, key: Self.key, offeredProtocols: offered))
         #expect(reason.contains(problem), "\(reason)")
         #expect(reason.hasPrefix("the 101 response"))
+    }
+}
+
+/// A handshake request with repeated fields, as an adapted one carries them.
+enum AdaptedRequestWireSample {
+    static func request(_ url: String) -> TestRequest {
+        TestRequest(
+            url,
+            headers: HeaderFields([("X-B", "2"), ("Cookie", "a=1"), ("X-A", "1"), ("Cookie", "b=2"), ("X-A", "3")]))
     }
 }
