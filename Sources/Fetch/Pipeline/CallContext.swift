@@ -78,7 +78,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
         }
         for dropped in delivered {
             dropped.streamedBody?.stream.cancel()
-            dropped.webSocketChannel?.close(code: 1001, reason: "")
+            dropped.webSocketChannel?.close(code: .goingAway, reason: "")
         }
         let what = delivered.contains { $0.webSocketChannel != nil } ? "WebSocket connection" : "streamed body"
         return FetchError.invalidRequest(

@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func aWebSocketWhoseHandshakeAMiddlewareEditedKeepsItsConnection() async throws {
-        let server = MockWebSocket([.message(.text("hi")), .close(code: 1000, reason: "")])
+        let server = MockWebSocket([.message(.text("hi")), .close(code: .normalClosure, reason: "")])
         let socket = try await MockPerformer { _ in .webSocket(server) }.with(Self.editsACopy).webSocket(request)
         #expect(socket.response.headers["X-Edited"] == "yes")
         var messages: [WebSocketMessage] = []
@@ -87,6 +87,6 @@ import Testing
         } catch {
             #expect(String(describing: error).contains("WebSocket connection"), "\(error)")
         }
-        #expect(server.clientClose?.code == 1001)
+        #expect(server.clientClose?.code == .goingAway)
     }
 }
