@@ -15,27 +15,49 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     public let event: Event?
 
     /// Something that happened to a resumable download, reported with the progress value that follows it.
-    public enum Event: Sendable, Equatable {
+    ///
+    /// A struct, not an enum, so that a later release can add events: compare with `==`
+    /// (`progress.event == .resuming`), and read ``restartReason`` for a restart.
+    public struct Event: Sendable, Hashable {
+        /// The event's name, as its static member spells it.
+        fileprivate let name: String
+        /// Why the download starts over, for ``restarting(_:)``; `nil` for any other event.
+        public let restartReason: RestartReason?
+
+        private init(_ name: String, restartReason: RestartReason? = nil) {
+            self.name = name
+            self.restartReason = restartReason
+        }
+
         /// The download continues from ``TransferProgress/completedBytes`` with a range request: after its
         /// connection dropped or timed out, or from a partial file that an earlier run left.
-        case resuming
-        /// The download starts over from zero bytes; the value that carries this event has ``completedBytes`` 0.
-        case restarting(RestartReason)
+        public static let resuming = Event("resuming")
+        /// The download starts over from zero bytes, because of `reason`; the value that carries this event has
+        /// ``TransferProgress/completedBytes`` 0.
+        public static func restarting(_ reason: RestartReason) -> Event { Event("restarting", restartReason: reason) }
     }
 
-    /// Why a resumable download starts over rather than resumes.
-    public enum RestartReason: Sendable, Equatable {
+    /// Why a resumable download starts over rather than resumes: compare with `==`; a later release may add
+    /// reasons.
+    public struct RestartReason: Sendable, Hashable, CustomStringConvertible {
+        /// The reason's name, as its static member spells it.
+        public let description: String
+
+        private init(_ name: String) {
+            description = name
+        }
+
         /// The server answered a range request with the whole resource: it changed since the download began.
-        case resourceChanged
+        public static let resourceChanged = RestartReason("resourceChanged")
         /// The server does not announce `Accept-Ranges: bytes`.
-        case rangesNotSupported
+        public static let rangesNotSupported = RestartReason("rangesNotSupported")
         /// The response has no strong validator: neither a strong `ETag` nor a `Last-Modified` at least a second
         /// before its `Date` (RFC 9110 §8.8.2.2), so a resumed body could not be told apart from a changed one.
-        case noValidator
+        public static let noValidator = RestartReason("noValidator")
         /// The server answered `416 Range Not Satisfiable`: the resource is shorter than the bytes already kept.
-        case rangeNotSatisfiable
+        public static let rangeNotSatisfiable = RestartReason("rangeNotSatisfiable")
         /// The partial file or its record, left by an earlier run, is unreadable or belongs to another download.
-        case unusablePartialFile
+        public static let unusablePartialFile = RestartReason("unusablePartialFile")
     }
 
     /// Creates a progress value: downloads and uploads make them, and tests compare with them.
@@ -61,10 +83,12 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     /// `12345 of 200000 bytes`, or `12345 bytes` when the total is unknown, followed by the event if there is one.
     public var description: String {
         let bytes = expectedBytes.map { "\(completedBytes) of \($0) bytes" } ?? "\(completedBytes) bytes"
-        switch event {
-        case nil: return bytes
-        case .resuming: return "\(bytes), resuming"
-        case .restarting(let reason): return "\(bytes), restarting (\(reason))"
+        guard let event else {
+            return bytes
         }
+        if let reason = event.restartReason {
+            return "\(bytes), restarting (\(reason))"
+        }
+        return "\(bytes), \(event.name)"
     }
 }

@@ -99,7 +99,7 @@ struct ResumeServer {
     static func isMonotonic(_ values: [TransferProgress]) -> Bool {
         zip(values, values.dropFirst()).allSatisfy { earlier, later in
             later.completedBytes >= earlier.completedBytes
-                || (later.event.map { if case .restarting = $0 { true } else { false } } ?? false)
+                || later.event?.restartReason != nil
         }
     }
 
