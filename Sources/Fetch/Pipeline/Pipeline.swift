@@ -12,7 +12,7 @@ import Foundation
 ///   that large responses decode in parallel (over the synchronous doubles, on the calling thread);
 /// - calls callback-form completions on ``callbackQueue`` (the innermost session's), and never uses it for the
 ///   `async` forms;
-/// - cancels what a call started through ``Next`` when the call is cancelled, whether by its ``Cancellable``, by
+/// - cancels what a call started through ``Next`` when the call is cancelled, whether by its ``CancellableCall``, by
 ///   ``Session/cancelAllTasks()`` or by cancelling the awaiting `Task`.
 ///
 /// ```swift
@@ -70,7 +70,7 @@ public struct Pipeline: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let context = CallContext(request: request)
         guard let queue = callbackQueue else {
             stack.start(request, from: 0, context: context) { answer in
@@ -169,7 +169,7 @@ public struct Pipeline: RequestPerforming {
         _ request: any Request,
         naming caller: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let context = CallContext(request: caller)
         stack.start(request, from: 0, context: context, completion: completion)
         return context
@@ -185,7 +185,7 @@ public struct Pipeline: RequestPerforming {
         naming caller: any Request,
         bufferLimit: Int,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let context = CallContext(request: caller, streamBufferLimit: max(1, bufferLimit))
         stack.start(request, from: 0, context: context) { answer in
             if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {

@@ -16,7 +16,7 @@ public protocol Transport: Sendable {
     func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable
+    ) -> any CancellableCall
 
     /// Sends `request` and hands back its response as soon as the head has arrived, with the body to read as it
     /// arrives: the transport step of ``RequestPerforming/stream(_:errorParser:bufferLimit:)``.
@@ -35,7 +35,7 @@ public protocol Transport: Sendable {
         _ request: any Request,
         bufferLimit: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable
+    ) -> any CancellableCall
 }
 
 /// A transport that may call its completions on a thread where no middleware may run: swift-corelibs-foundation's own
@@ -72,7 +72,7 @@ extension Transport {
         _ request: any Request,
         bufferLimit: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         send(request) { answer in
             completion(answer.map { ResponseStream(whole: $0) })
         }

@@ -341,7 +341,7 @@ import Testing
         struct Plain: Transport {
             func send(
                 _ request: any Request, completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-            ) -> any Cancellable {
+            ) -> any CancellableCall {
                 completion(.success(Response(status: 101, originalRequest: request)))
                 return CompletedCall()
             }

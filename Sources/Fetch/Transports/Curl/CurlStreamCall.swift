@@ -12,7 +12,7 @@
     /// limit, in whole seconds): an endless stream is not cut off. Back-pressure spills to disk
     /// (``ChunkBuffer/Backpressure/spillToDisk``): the transfer is never paused, so a slow reader never holds up the
     /// transport's other requests.
-    final class CurlStreamCall: Cancellable {
+    final class CurlStreamCall: CancellableCall {
         private enum Phase {
             case waitingForHead
             case streaming(ChunkBuffer)
@@ -24,7 +24,7 @@
             var tracker: RedirectTracker
             /// The number of the current hop: events of an earlier hop, abandoned for a redirect, are ignored.
             var hops = 0
-            var hop: (any Cancellable)?
+            var hop: (any CancellableCall)?
             var isCancelled = false
         }
 
@@ -52,7 +52,7 @@
         }
 
         func cancel() {
-            let hop = state.withLock { state -> (any Cancellable)? in
+            let hop = state.withLock { state -> (any CancellableCall)? in
                 state.isCancelled = true
                 return state.hop
             }
@@ -84,8 +84,8 @@
         /// What to do with an event, decided under the lock.
         private enum Step {
             case ignore
-            case follow(URLRequest, abandoning: (any Cancellable)?)
-            case fail(any Error, cancelling: (any Cancellable)?)
+            case follow(URLRequest, abandoning: (any CancellableCall)?)
+            case fail(any Error, cancelling: (any CancellableCall)?)
             case open(ResponseStream)
             case receive(Data, ChunkBuffer)
             case finish(ChunkBuffer, (any Error)?)

@@ -107,7 +107,7 @@
         public func send(
             _ request: any Request,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let urlRequest: URLRequest
             switch Exchange.makeURLRequest(for: request, defaultTimeout: idleTimeout) {
             case .success(let built):
@@ -148,7 +148,7 @@
             _ request: any Request,
             bufferLimit: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let urlRequest: URLRequest
             switch Exchange.makeURLRequest(for: request, defaultTimeout: idleTimeout) {
             case .success(let built):
@@ -196,7 +196,7 @@
             _ request: URLRequest,
             timeout: TimeInterval,
             completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
             loop.start(call, CurlJob(request: request, timeout: timeout, delivery: .whole(completion)))
             return call
@@ -211,7 +211,7 @@
             idleTimeout: TimeInterval = 0,
             maximumBodyBytes: Int = .max,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
             var job: CurlJob
             if let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) {

@@ -10,7 +10,7 @@ import Foundation
 /// status completes it with a ``ResponseStream`` over a ``ChunkBuffer`` that the body's chunks then fill (the
 /// pipeline reads an error body itself). Every transition happens under `phase`'s lock, so the completion runs
 /// once.
-final class StreamCall: Cancellable, Sendable {
+final class StreamCall: CancellableCall, Sendable {
     typealias Completion = @Sendable (Result<ResponseStream, any Error>) -> Void
 
     private enum Phase {

@@ -310,7 +310,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     public func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         guard let urlRequest = urlRequest(for: request, failing: completion) else {
             return CompletedCall()
         }
@@ -382,7 +382,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
         _ request: any Request,
         bufferLimit: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         guard let streams else {
             // On Linux over a caller's delegate, which alone sees the chunks: the body arrives whole, bounded.
             return send(request) { answer in
@@ -467,7 +467,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
 ///
 /// A value over one allocation (the state and its lock), because a call is made for every request; copies are the
 /// same call.
-struct TaskCall: Cancellable {
+struct TaskCall: CancellableCall {
     private enum Phase {
         case created
         case running(URLSessionTask, report: @Sendable (FetchError) -> Void)

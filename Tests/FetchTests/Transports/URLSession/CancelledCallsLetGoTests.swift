@@ -39,7 +39,7 @@ import Testing
         let count = 200
         let released = Captured<Void>()
         let ended = Captured<Void>()
-        var handles: [any Cancellable] = []
+        var handles: [any CancellableCall] = []
         for index in 0..<count {
             // The server answers after 200 ms: the cancelled half is cancelled before or while it is sent.
             let handle = session.perform(

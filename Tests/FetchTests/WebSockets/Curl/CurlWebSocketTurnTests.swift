@@ -25,7 +25,7 @@
             let opened = try await second.first(timeout: .seconds(30))
             let response = try opened.get()
             #expect(response.status == 101)
-            (response.webSocketChannel as? any Cancellable)?.cancel()
+            (response.webSocketChannel as? any CancellableCall)?.cancel()
             if case .cancelled = try await first.first().failureKind {
             } else {
                 Issue.record("the silent opening did not end as cancelled")
