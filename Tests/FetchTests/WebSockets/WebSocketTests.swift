@@ -48,7 +48,7 @@ import Testing
     @Test func whatTheClientSendsIsRecordedAndAnsweredByTheReply() async throws {
         let server = MockWebSocket { sent in [.message(sent), .close(code: .normalClosure, reason: "")] }
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
-        try await socket.send(Line(text: "hi"))
+        try await socket.send(json: Line(text: "hi"))
         let (messages, _) = await Self.drain(socket)
         #expect(server.received == [.text(#"{"text":"hi"}"#)])
         #expect(try messages.map { try $0.decode(Line.self) } == [Line(text: "hi")])
@@ -61,6 +61,21 @@ import Testing
         try await socket.send(Data([9]))
         try await socket.ping()
         #expect(server.received == [.text("text"), .binary(Data([9]))])
+    }
+
+    @Test func aStringOrDataIsSentAsItIsAndAsJSONOnlyWhenTheLabelAsks() async throws {
+        let server = MockWebSocket()
+        let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
+        try await socket.send("hi")
+        try await Self.forward("hi", to: socket)
+        try await socket.send(Data([1]))
+        try await Self.forward(Data([1]), to: socket)
+        #expect(server.received == [.text("hi"), .text(#""hi""#), .binary(Data([1])), .text(#""AQ==""#)])
+    }
+
+    /// Generic code that sends any `Encodable` value: it reaches only the JSON overload, by its label.
+    private static func forward<Value: Encodable>(_ value: Value, to socket: WebSocket) async throws {
+        try await socket.send(json: value)
     }
 
     @Test func aMessageThatIsNotTheExpectedJSONSaysWhichMessage() throws {
