@@ -89,7 +89,7 @@ func webSocketMessageSizeSample(session: Session) async throws {
 
 func webSocketReconnectSample(session: Session) async throws {
     // DOC-BEGIN
-    let socket = try await session.webSocket(ChatRoom(id: 7), reconnectPolicy: ReconnectPolicy(maximumAttempts: 10))
+    let socket = try await session.webSocket(ChatRoom(id: 7), reconnectPolicy: ReconnectPolicy(maximumFailuresInARow: 10))
     // DOC-END
     socket.close()
 }

@@ -410,7 +410,7 @@ public final class WebSocket: AsyncSequence, Sendable {
         var lastError = error
         var failures = failuresSoFar
         while true {
-            if let limit = policy.maximumAttempts, failures >= limit {
+            if let limit = policy.maximumFailuresInARow, failures >= limit {
                 throw failures == 0
                     ? lastError
                     : FetchError.attemptsExhausted(attempts: failures, lastError: lastError, request: request)

@@ -161,7 +161,7 @@ import Testing
             return .webSocket(server)
         }
         let socket = try await performer.webSocket(
-            Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
+            Room(), reconnectPolicy: ReconnectPolicy(maximumFailuresInARow: 3), scheduler: TestScheduler())
         let (_, error) = await Self.drain(socket)
         guard case .attemptsExhausted(3, _, let request) = error?.fetchKind else {
             Issue.record("expected attemptsExhausted after 3, got \(String(describing: error))")
@@ -205,7 +205,7 @@ import Testing
         let server = MockWebSocket(
             closes + [.message(.text("x"))] + closes + closes + [.close(code: .normalClosure, reason: "")])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
-            Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
+            Room(), reconnectPolicy: ReconnectPolicy(maximumFailuresInARow: 3), scheduler: TestScheduler())
         let (messages, error) = await Self.drain(socket)
         #expect(messages == [.text("x")])
         guard case .attemptsExhausted(3, _, _) = error?.fetchKind else {
