@@ -71,7 +71,7 @@ public final class SpyPerformer: RequestPerforming {
     /// - Parameter timeout: The longest wait. The default is 15 seconds.
     /// - Returns: The call.
     /// - Throws: ``CaptureTimeout`` when no new call arrives in time.
-    public func nextCall(timeout: Duration = .seconds(15)) async throws -> Call {
+    public func nextCall(timeout: TimeInterval = 15) async throws -> Call {
         let index = recorded.cursor.withLock { cursor in
             defer { cursor += 1 }
             return cursor

@@ -56,10 +56,10 @@ import Testing
             handle.cancel()
         }
         handles.removeAll()
-        _ = try await ended.wait(for: count, timeout: .seconds(60))
+        _ = try await ended.wait(for: count, timeout: 60)
         // Every request is released, whether its call was cancelled or answered.
         do {
-            _ = try await released.wait(for: count, timeout: .seconds(30))
+            _ = try await released.wait(for: count, timeout: 30)
         } catch {
             Issue.record("\(face): \(count - released.values.count) of \(count) requests are still held")
         }

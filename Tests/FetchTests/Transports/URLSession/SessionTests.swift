@@ -345,7 +345,7 @@ import Testing
                 task.cancel()
             }
         }
-        let results = try await ended.wait(for: calls, timeout: .seconds(60))
+        let results = try await ended.wait(for: calls, timeout: 60)
         #expect(results.count == calls)
         for result in results {
             switch result {
@@ -379,7 +379,7 @@ import Testing
                 }
             }
         }
-        _ = try await finished.wait(for: calls, timeout: .seconds(60))
+        _ = try await finished.wait(for: calls, timeout: 60)
         try await drain(callbackQueue)
         #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }
