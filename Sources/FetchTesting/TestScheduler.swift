@@ -78,7 +78,9 @@ public final class TestScheduler: Scheduling {
     ///   - work: The work.
     /// - Returns: A handle that cancels the work if it has not run.
     @discardableResult
-    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall {
+    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any CancellableCall
+    {
         enqueue(after: delay, work)
     }
 

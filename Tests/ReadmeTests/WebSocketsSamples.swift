@@ -89,7 +89,8 @@ func webSocketMessageSizeSample(session: Session) async throws {
 
 func webSocketReconnectSample(session: Session) async throws {
     // DOC-BEGIN
-    let socket = try await session.webSocket(ChatRoom(id: 7), reconnectPolicy: ReconnectPolicy(maximumFailuresInARow: 10))
+    let policy = ReconnectPolicy(maximumFailuresInARow: 10)
+    let socket = try await session.webSocket(ChatRoom(id: 7), reconnectPolicy: policy)
     // DOC-END
     socket.close()
 }

@@ -119,7 +119,9 @@ final class API: Sendable {
 
     /// `GET api/announcements`.
     @discardableResult
-    func announcements(completion: @escaping @Sendable (Result<[Announcement], any Error>) -> Void) -> any CancellableCall {
+    func announcements(completion: @escaping @Sendable (Result<[Announcement], any Error>) -> Void)
+        -> any CancellableCall
+    {
         authenticated.perform(request("announcements"), errorParser: errorParser, completion: completion)
     }
 

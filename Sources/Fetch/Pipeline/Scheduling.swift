@@ -41,7 +41,9 @@ extension Scheduling {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     @discardableResult
-    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall {
+    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any CancellableCall
+    {
         schedule(after: delay, work)
     }
 }

@@ -52,7 +52,8 @@
         ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
             guard let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) else {
-                var job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+                var job = CurlJob(
+                    request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
                 job.declaredFields = fields
                 loop.start(call, job)
                 return call
