@@ -82,7 +82,7 @@ private struct MockTransport: WebSocketTransport {
 
     func stream(
         _ request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
     ) -> any CancellableCall {
         var chunks: [Data]?

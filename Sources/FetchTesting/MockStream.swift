@@ -255,7 +255,7 @@ public final class MockStream: RequestPerforming {
 
         func stream(
             _ request: any Request,
-            bufferLimit: Int,
+            maximumBufferSize: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
         ) -> any CancellableCall {
             completion(

@@ -87,7 +87,7 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
                 + " answered (var response = answer) to keep it")
     }
 
-    /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:bufferLimit:)``).
+    /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:maximumBufferSize:)``).
     ///
     /// The response a middleware sees is then the head: its ``Response/data`` is `nil` for a 2xx, whose body the
     /// caller reads. A middleware that stores or shares bodies, such as a cache or deduplication, passes a stream

@@ -121,7 +121,7 @@ public struct Pipeline: RequestPerforming {
     /// - Parameters:
     ///   - request: The request.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - bufferLimit: How many bytes the consumer may fall behind, in memory, before reading from the network
+    ///   - maximumBufferSize: How many bytes the consumer may fall behind, in memory, before reading from the network
     ///     pauses.
     /// - Returns: The stream: its ``ResponseStream/response`` head, and its body as chunks.
     /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with up
@@ -130,9 +130,9 @@ public struct Pipeline: RequestPerforming {
     package func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
-        bufferLimit: Int
+        maximumBufferSize: Int
     ) async throws -> ResponseStream {
-        let context = CallContext(request: request, streamBufferLimit: max(1, bufferLimit))
+        let context = CallContext(request: request, streamBufferLimit: max(1, maximumBufferSize))
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 stack.start(request, from: 0, context: context) { continuation.resume(returning: $0) }
@@ -183,10 +183,10 @@ public struct Pipeline: RequestPerforming {
     package func startStream(
         _ request: any Request,
         naming caller: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall {
-        let context = CallContext(request: caller, streamBufferLimit: max(1, bufferLimit))
+        let context = CallContext(request: caller, streamBufferLimit: max(1, maximumBufferSize))
         stack.start(request, from: 0, context: context) { answer in
             if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
                 completion(.failure(dropped))
@@ -342,10 +342,10 @@ extension Pipeline {
             guard index < middlewares.count else {
                 if let messageLimit = context.webSocketMessageLimit {
                     openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
-                } else if let bufferLimit = context.streamBufferLimit {
+                } else if let maximumBufferSize = context.streamBufferLimit {
                     let completion = streamsHandOn ? Self.handingOn(completion) : completion
                     context.track(
-                        transport.stream(request, bufferLimit: bufferLimit) { answer in
+                        transport.stream(request, maximumBufferSize: maximumBufferSize) { answer in
                             let answer = answer.map(Response.init(streaming:))
                             if case .success(let response) = answer {
                                 context.noteDelivered(response)

@@ -288,7 +288,7 @@ final class FileDownload: CancellableCall {
             return
         }
         let call = pipeline.startStream(
-            attempt.request, naming: request, bufferLimit: ResponseStream.defaultBufferLimit
+            attempt.request, naming: request, maximumBufferSize: ResponseStream.defaultBufferLimit
         ) { [self] answer in
             // Off the transport's thread (libcurl's event loop, say): the answer may write files or start the next
             // attempt.

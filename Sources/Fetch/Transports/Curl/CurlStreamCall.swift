@@ -31,7 +31,7 @@
         private let curl: CurlTransport
         private let policy: RedirectPolicy
         private let request: any Request
-        private let bufferLimit: Int
+        private let maximumBufferSize: Int
         private let completion: @Sendable (Result<ResponseStream, any Error>) -> Void
         private let state: Locked<State>
 
@@ -40,13 +40,13 @@
             policy: RedirectPolicy,
             request: any Request,
             originalURL: URL,
-            bufferLimit: Int,
+            maximumBufferSize: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
         ) {
             self.curl = curl
             self.policy = policy
             self.request = request
-            self.bufferLimit = bufferLimit
+            self.maximumBufferSize = maximumBufferSize
             self.completion = completion
             self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL)))
         }
@@ -157,7 +157,7 @@
                 }
             }
             let control = ChunkBuffer.Control(pause: {}, resume: {}, cancel: { [weak self] in self?.cancel() })
-            let buffer = ChunkBuffer(limit: bufferLimit, backpressure: .spillToDisk, control: control)
+            let buffer = ChunkBuffer(limit: maximumBufferSize, backpressure: .spillToDisk, control: control)
             state.phase = .streaming(buffer)
             // Built from the head itself, not an `HTTPURLResponse`, whose dictionary would join repeated fields.
             let response = Response(

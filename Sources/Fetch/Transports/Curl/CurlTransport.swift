@@ -141,12 +141,12 @@
         ///
         /// - Parameters:
         ///   - request: The request. Its timeout is how long the server may stay silent.
-        ///   - bufferLimit: How many unread bytes may wait in memory; past it they wait in a temporary file.
+        ///   - maximumBufferSize: How many unread bytes may wait in memory; past it they wait in a temporary file.
         ///   - completion: Called exactly once, with the stream or the failure that kept a head from arriving.
         /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
         public func stream(
             _ request: any Request,
-            bufferLimit: Int,
+            maximumBufferSize: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
         ) -> any CancellableCall {
             let urlRequest: URLRequest
@@ -159,7 +159,7 @@
             }
             let call = CurlStreamCall(
                 curl: self, policy: redirectPolicy, request: request, originalURL: urlRequest.url ?? request.url,
-                bufferLimit: bufferLimit, completion: completion)
+                maximumBufferSize: maximumBufferSize, completion: completion)
             call.send(urlRequest)
             return call
         }

@@ -375,12 +375,12 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - bufferLimit: How many unread bytes may wait in memory before reading from the network pauses.
+    ///   - maximumBufferSize: How many unread bytes may wait in memory before reading from the network pauses.
     ///   - completion: Called exactly once, with the stream or the failure that kept a head from arriving.
     /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
     public func stream(
         _ request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
     ) -> any CancellableCall {
         guard let streams else {
@@ -393,7 +393,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             return CompletedCall()
         }
         return streams.engine(for: urlRequest).stream(
-            urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+            urlRequest, for: request, maximumBufferSize: maximumBufferSize, completion: completion)
     }
 
     /// `urlRequest` with a timeout the platform keeps: on swift-corelibs-foundation, which truncates timeouts to
