@@ -51,6 +51,13 @@ public struct Pipeline: RequestPerforming {
     /// The pipeline itself.
     public var pipeline: Pipeline { self }
 
+    /// Cancels every call the transport has in flight, as ``Session/cancelAllTasks()`` does: on a pipeline that
+    /// `session.with(…)` built, every call of that session, whichever middlewares it went through. Each completes
+    /// with ``FetchError/cancelled(request:)``; a transport of your own is not reached.
+    public func cancelAllTasks() {
+        (transport as? any CancellingTransport)?.cancelAll()
+    }
+
     /// This pipeline with `outer` (outermost first) outside its middlewares, on the same transport and callback
     /// queue.
     func adding(_ outer: [any Middleware]) -> Pipeline {

@@ -223,6 +223,23 @@ import Testing
     }
 
     @Test(arguments: SessionTransport.allCases)
+    func aPipelineBuiltWithMiddlewaresCancelsEveryCallOfItsSession(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
+        let api = session.with(.observe { _ in })
+        let results = Captured<Result<Data, any Error>>()
+        for _ in 0..<3 {
+            api.perform(TestRequest(server.url("/delay/3000")), completion: results.capture)
+        }
+        session.perform(TestRequest(server.url("/delay/3000")), completion: results.capture)
+        api.cancelAllTasks()
+        let values = try await results.wait(for: 4, timeout: 2.5)
+        #expect(values.count == 4)
+        for value in values {
+            #expect(String(describing: value).contains("cancel"), "expected a cancellation, got \(value)")
+        }
+    }
+
+    @Test(arguments: SessionTransport.allCases)
     func completionsArriveOnTheCallbackQueue(on transport: SessionTransport) async throws {
         let queue = OperationQueue()
         queue.name = "completions"
