@@ -46,7 +46,7 @@ package enum MultipartBodyProperties {
                         contentType: reader.string(upTo: 16), content: reader.chunk(upTo: 64)))
             }
         }
-        var body = MultipartBody(memoryLimit: inFile ? 0 : .max)
+        var body = MultipartBody(maximumInMemorySize: inFile ? 0 : .max)
         let next = Locked(boundaries[...])
         body.makeBoundary = { next.withLock { $0.popFirst() ?? "exhausted" } }
         for part in parts {

@@ -1,4 +1,5 @@
 import Fetch
+import Foundation
 
 /// Keeps what a `@Sendable` completion handler delivers: a synchronous test reads it on the next line, an `async`
 /// test waits for it, for a bounded time.
@@ -68,10 +69,10 @@ public final class Captured<Value: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - count: How many values to wait for. The default is 1.
-    ///   - timeout: The longest wait. The default is 15 seconds.
+    ///   - timeout: The longest wait, in seconds. The default is 15.
     /// - Returns: Every value delivered so far, at least `count` of them.
     /// - Throws: ``CaptureTimeout`` when fewer than `count` values arrive in time.
-    public func wait(for count: Int = 1, timeout: Duration = .seconds(15)) async throws -> [Value] {
+    public func wait(for count: Int = 1, timeout: TimeInterval = 15) async throws -> [Value] {
         try await withCheckedThrowingContinuation { continuation in
             let id = state.withLock { state -> Int? in
                 guard state.values.count < count else {
@@ -86,7 +87,7 @@ public final class Captured<Value: Sendable>: Sendable {
                 return
             }
             Task {
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: .seconds(Self.boundedWait(timeout)))
                 self.expire(waiterID: id, after: timeout)
             }
         }
@@ -94,10 +95,10 @@ public final class Captured<Value: Sendable>: Sendable {
 
     /// The first value delivered, waiting for it if need be.
     ///
-    /// - Parameter timeout: The longest wait. The default is 15 seconds.
+    /// - Parameter timeout: The longest wait, in seconds. The default is 15.
     /// - Returns: The first value.
     /// - Throws: ``CaptureTimeout`` when no value arrives in time.
-    public func first(timeout: Duration = .seconds(15)) async throws -> Value {
+    public func first(timeout: TimeInterval = 15) async throws -> Value {
         let values = try await wait(for: 1, timeout: timeout)
         guard let first = values.first else {
             throw CaptureTimeout(wanted: 1, received: 0, timeout: timeout)
@@ -105,7 +106,16 @@ public final class Captured<Value: Sendable>: Sendable {
         return first
     }
 
-    private func expire(waiterID: Int, after timeout: Duration) {
+    /// `timeout` as a wait `Duration` can hold: negative or NaN is no wait, and anything past a year (infinity
+    /// included) is a year.
+    private static func boundedWait(_ timeout: TimeInterval) -> TimeInterval {
+        guard timeout > 0 else {
+            return 0
+        }
+        return min(timeout, 365 * 24 * 3600)
+    }
+
+    private func expire(waiterID: Int, after timeout: TimeInterval) {
         let expired = state.withLock { state -> (CheckedContinuation<[Value], any Error>, Int, Int)? in
             guard let waiter = state.waiter, waiter.id == waiterID else {
                 return nil
@@ -127,11 +137,11 @@ public struct CaptureTimeout: Error, CustomStringConvertible {
     /// How many arrived.
     package let received: Int
 
-    /// How long the test waited.
-    package let timeout: Duration
+    /// How long the test waited, in seconds.
+    package let timeout: TimeInterval
 
     /// `waited 15 seconds for 3 values, received 2`.
     public var description: String {
-        "waited \(timeout) for \(wanted) value\(wanted == 1 ? "" : "s"), received \(received)"
+        "waited \(timeout) seconds for \(wanted) value\(wanted == 1 ? "" : "s"), received \(received)"
     }
 }

@@ -63,7 +63,7 @@ public final class MockPerformer: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 }
@@ -75,16 +75,16 @@ private struct MockTransport: WebSocketTransport {
     func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         completion(MockExchange.response(for: request) { _ in try handler(request) })
         return CompletedCall()
     }
 
     func stream(
         _ request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         var chunks: [Data]?
         let answer = MockExchange.response(for: request) { _ in
             let mock = try handler(request)
@@ -105,7 +105,7 @@ private struct MockTransport: WebSocketTransport {
         _ request: any Request,
         maximumMessageSize: Int,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         var server: MockWebSocket?
         let answer = MockExchange.response(for: request) { _ in
             let mock = try handler(request)

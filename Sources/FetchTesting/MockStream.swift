@@ -198,7 +198,7 @@ public final class MockStream: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 
@@ -233,7 +233,7 @@ public final class MockStream: RequestPerforming {
         func send(
             _ request: any Request,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             completion(
                 connection(for: request).flatMap { connection, url in
                     var body = Data()
@@ -255,9 +255,9 @@ public final class MockStream: RequestPerforming {
 
         func stream(
             _ request: any Request,
-            bufferLimit: Int,
+            maximumBufferSize: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             completion(
                 connection(for: request).map { connection, url in
                     let head = Response(

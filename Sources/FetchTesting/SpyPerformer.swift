@@ -71,7 +71,7 @@ public final class SpyPerformer: RequestPerforming {
     /// - Parameter timeout: The longest wait. The default is 15 seconds.
     /// - Returns: The call.
     /// - Throws: ``CaptureTimeout`` when no new call arrives in time.
-    public func nextCall(timeout: Duration = .seconds(15)) async throws -> Call {
+    public func nextCall(timeout: TimeInterval = 15) async throws -> Call {
         let index = recorded.cursor.withLock { cursor in
             defer { cursor += 1 }
             return cursor
@@ -103,7 +103,7 @@ public final class SpyPerformer: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 
@@ -128,10 +128,10 @@ public final class SpyPerformer: RequestPerforming {
 
 extension SpyPerformer {
     /// One call recorded by a ``SpyPerformer``: its request, and whether it was cancelled or answered.
-    public final class Call: Cancellable {
+    public final class Call: CancellableCall {
         private enum State {
             case pending
-            case forwarded(any Cancellable)
+            case forwarded(any CancellableCall)
             case finished
         }
 
@@ -194,7 +194,7 @@ extension SpyPerformer {
             finish(with: .failure(error))
         }
 
-        func forward(_ cancellable: any Cancellable) {
+        func forward(_ cancellable: any CancellableCall) {
             state.withLock { call in
                 if case .pending = call.state {
                     call.state = .forwarded(cancellable)
@@ -240,7 +240,7 @@ private struct PendingTransport: Transport {
     func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         // A request that cannot be built is never sent, as with `Session`: it fails at once and is not recorded.
         if case .failure(let error) = Exchange.makeURLRequest(for: request, defaultTimeout: nil) {
             completion(.failure(error))

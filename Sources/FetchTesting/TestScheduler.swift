@@ -61,7 +61,7 @@ public final class TestScheduler: Scheduling {
     ///   - work: The work.
     /// - Returns: A handle that cancels the work if it has not run.
     @discardableResult
-    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable {
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall {
         state.withLock { $0.delays.append(delay) }
         guard runsImmediately else {
             return enqueue(after: delay, work)
@@ -78,7 +78,9 @@ public final class TestScheduler: Scheduling {
     ///   - work: The work.
     /// - Returns: A handle that cancels the work if it has not run.
     @discardableResult
-    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable {
+    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any CancellableCall
+    {
         enqueue(after: delay, work)
     }
 
@@ -106,7 +108,7 @@ public final class TestScheduler: Scheduling {
         state.withLock { $0.now = max($0.now, end) }
     }
 
-    private func enqueue(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable {
+    private func enqueue(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall {
         let id = state.withLock { state in
             state.nextID += 1
             state.pending.append(
@@ -119,7 +121,7 @@ public final class TestScheduler: Scheduling {
     }
 }
 
-private struct ScheduledCancellable: Cancellable {
+private struct ScheduledCancellable: CancellableCall {
     let onCancel: @Sendable () -> Void
 
     func cancel() {

@@ -35,7 +35,7 @@ import Testing
             })
         try await api.logIn(username: "ada", password: "secret")
         let desk = try await api.liveDesk(at: Self.desk)
-        try await desk.send(DemoFlow.deskPost)
+        try await desk.send(json: DemoFlow.deskPost)
         var updates: [DeskUpdate] = []
         for try await message in desk {
             updates.append(try message.decode(DeskUpdate.self))

@@ -24,14 +24,14 @@ enum ChoosingATransportArticle {
         struct FixtureTransport: Transport {
             let fixtures: [String: Data]
 
-            struct Answered: Cancellable {
+            struct Answered: CancellableCall {
                 func cancel() {}
             }
 
             func send(
                 _ request: any Request,
                 completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-            ) -> any Cancellable {
+            ) -> any CancellableCall {
                 let body = fixtures[request.url.path]
                 completion(.success(Response(status: body == nil ? 404 : 200, data: body, originalRequest: request)))
                 return Answered()

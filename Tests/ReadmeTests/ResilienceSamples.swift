@@ -54,13 +54,31 @@ func tokenSample(session: Session, savedToken: String?) -> BearerAuthenticator {
 
 func redirectSample() -> Session {
     // DOC-BEGIN
-    let transport = URLSessionTransport(
-        configuration: .default,
-        redirectPolicy: RedirectPolicy(maximumRedirects: 3, sensitiveHeaders: ["Authorization", "Cookie", "X-API-Key"])
-    )
+    var redirects = RedirectPolicy(maximumRedirects: 3)
+    redirects.sensitiveHeaders.insert("X-API-Key")  // besides Authorization, Proxy-Authorization and Cookie
+    let transport = URLSessionTransport(configuration: .default, redirectPolicy: redirects)
     let session = Session(transport: transport)
     // DOC-END
     return session
+}
+
+/// Every setting of a policy reads back through the public API (this target has no `package` access).
+@Test func everyPolicySettingReadsBack() {
+    let retry = RetryPolicy(
+        maximumAttempts: 4, maximumRetryAfter: 5, deadline: 30, retryableMethods: [.post], retryableStatuses: [503],
+        retryableErrors: [.timedOut], retriesTimeouts: false)
+    #expect(retry.maximumAttempts == 4)
+    #expect(retry.maximumRetryAfter == 5)
+    #expect(retry.deadline == 30)
+    #expect(retry.retryableMethods == [.post])
+    #expect(retry.retryableStatuses == [503])
+    #expect(retry.retryableErrors == [.timedOut])
+    #expect(retry.retriesTimeouts == false)
+    var redirects = RedirectPolicy(maximumRedirects: 3)
+    redirects.sensitiveHeaders.insert("X-API-Key")
+    #expect(redirects.maximumRedirects == 3)
+    #expect(redirects.allowsInsecureRedirects == false)
+    #expect(redirects.sensitiveHeaders == ["Authorization", "Proxy-Authorization", "Cookie", "X-API-Key"])
 }
 
 func curlSample() throws {

@@ -85,7 +85,7 @@ struct TestingYourAPIClientArticle {
     func fetchesTheUser(from session: Session) async throws {
         let user = Captured<Result<User, any Error>>()
         UserAPI(baseURL: baseURL, performer: session).user(id: 1, completion: user.capture)
-        let result = try await user.first(timeout: .seconds(5))
+        let result = try await user.first(timeout: 5)
         #expect(try result.get().id == 1)
     }
     // DOC-END

@@ -40,7 +40,7 @@ func webSocketSendingSample(socket: WebSocket) async throws {
     // DOC-BEGIN
     try await socket.send("hello")  // a text message
     try await socket.send(Data([0x01, 0x02]))  // a binary message
-    try await socket.send(ChatLine(text: "hello"))  // {"text":"hello"}, as a text message
+    try await socket.send(json: ChatLine(text: "hello"))  // {"text":"hello"}, as a text message
     // DOC-END
 }
 
@@ -89,7 +89,8 @@ func webSocketMessageSizeSample(session: Session) async throws {
 
 func webSocketReconnectSample(session: Session) async throws {
     // DOC-BEGIN
-    let socket = try await session.webSocket(ChatRoom(id: 7), reconnectPolicy: ReconnectPolicy(maximumAttempts: 10))
+    let policy = ReconnectPolicy(maximumFailuresInARow: 10)
+    let socket = try await session.webSocket(ChatRoom(id: 7), reconnectPolicy: policy)
     // DOC-END
     socket.close()
 }
@@ -101,7 +102,7 @@ struct ChatClient {
     /// Joins the room, says so, and reads the room's lines until the server closes.
     func join(_ room: Int, as name: String) async throws -> [ChatLine] {
         let socket = try await performer.webSocket(ChatRoom(id: room))
-        try await socket.send(ChatLine(text: "\(name) joined"))
+        try await socket.send(json: ChatLine(text: "\(name) joined"))
         var lines: [ChatLine] = []
         for try await message in socket {
             lines.append(try message.decode(ChatLine.self))
@@ -145,7 +146,7 @@ struct ChatClient {
 func webSocketDocCommentSample(session: Session) async throws {
     // DOC-BEGIN
     let socket = try await session.webSocket(ChatRoom(id: 7))
-    try await socket.send(ChatLine(text: "hello"))
+    try await socket.send(json: ChatLine(text: "hello"))
     for try await message in socket {
         let line = try message.decode(ChatLine.self)
         print(line.text)

@@ -10,7 +10,7 @@ extension API {
     ///
     /// ```swift
     /// let desk = try await api.liveDesk(at: liveDeskURL)
-    /// try await desk.send(DeskUpdate(kind: "post", text: "In the office today"))
+    /// try await desk.send(json: DeskUpdate(kind: "post", text: "In the office today"))
     /// for try await message in desk {
     ///     print(try message.decode(DeskUpdate.self).text)
     /// }

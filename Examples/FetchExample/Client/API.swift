@@ -103,7 +103,7 @@ final class API: Sendable {
         username: String,
         password: String,
         completion: @escaping @Sendable (Result<SignedIn, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let request = Self.logInRequest(baseURL: baseURL, username: username, password: password)
         return unauthenticated.perform(request, errorParser: errorParser) {
             [self] (result: Result<LoginAnswer, any Error>) in
@@ -119,37 +119,39 @@ final class API: Sendable {
 
     /// `GET api/announcements`.
     @discardableResult
-    func announcements(completion: @escaping @Sendable (Result<[Announcement], any Error>) -> Void) -> any Cancellable {
+    func announcements(completion: @escaping @Sendable (Result<[Announcement], any Error>) -> Void)
+        -> any CancellableCall
+    {
         authenticated.perform(request("announcements"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/employees`.
     @discardableResult
-    func employees(completion: @escaping @Sendable (Result<[Employee], any Error>) -> Void) -> any Cancellable {
+    func employees(completion: @escaping @Sendable (Result<[Employee], any Error>) -> Void) -> any CancellableCall {
         authenticated.perform(request("employees"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/events`.
     @discardableResult
-    func events(completion: @escaping @Sendable (Result<[Event], any Error>) -> Void) -> any Cancellable {
+    func events(completion: @escaping @Sendable (Result<[Event], any Error>) -> Void) -> any CancellableCall {
         authenticated.perform(request("events"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/products`.
     @discardableResult
-    func products(completion: @escaping @Sendable (Result<[Product], any Error>) -> Void) -> any Cancellable {
+    func products(completion: @escaping @Sendable (Result<[Product], any Error>) -> Void) -> any CancellableCall {
         authenticated.perform(request("products"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/purchases`.
     @discardableResult
-    func purchases(completion: @escaping @Sendable (Result<[Purchase], any Error>) -> Void) -> any Cancellable {
+    func purchases(completion: @escaping @Sendable (Result<[Purchase], any Error>) -> Void) -> any CancellableCall {
         authenticated.perform(request("purchases"), errorParser: errorParser, completion: completion)
     }
 
     /// `GET api/users/<id>`.
     @discardableResult
-    func user(id: UUID, completion: @escaping @Sendable (Result<User, any Error>) -> Void) -> any Cancellable {
+    func user(id: UUID, completion: @escaping @Sendable (Result<User, any Error>) -> Void) -> any CancellableCall {
         authenticated.perform(userRequest(id: id), errorParser: errorParser, completion: completion)
     }
 
@@ -159,7 +161,7 @@ final class API: Sendable {
     func place(
         _ order: PurchaseOrder,
         completion: @escaping @Sendable (Result<Purchase, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let request: APIRequest
         do {
             request = try placeRequest(for: order)
@@ -219,6 +221,6 @@ extension API {
 }
 
 /// The handle of a call that was refused before anything was sent: there is nothing to cancel.
-private struct NothingSent: Cancellable {
+private struct NothingSent: CancellableCall {
     func cancel() {}
 }

@@ -11,12 +11,12 @@ struct APIErrorParser: ErrorParsing {
         let reason: String
     }
 
-    func parseError(from data: Data?, status: Int) -> (any Error)? {
-        guard let data, let body = try? JSONDecoder().decode(Body.self, from: data) else {
+    func parseError(from response: Response) -> (any Error)? {
+        guard let data = response.data, let body = try? JSONDecoder().decode(Body.self, from: data) else {
             // Not this API's error body: nil makes the caller get `FetchError.unacceptableStatus`, which carries
             // the whole response, so nothing is lost.
             return nil
         }
-        return APIError(status: status, reason: body.reason)
+        return APIError(status: response.status, reason: body.reason)
     }
 }

@@ -154,7 +154,7 @@ struct DemoFlow {
         }
         var updates = 0
         do {
-            try await desk.send(Self.deskPost)
+            try await desk.send(json: Self.deskPost)
             for try await message in desk {
                 let update = try message.decode(DeskUpdate.self)
                 if update.kind == "echo" {

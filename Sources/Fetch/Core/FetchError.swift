@@ -55,7 +55,7 @@ public struct FetchError: Error, Sendable {
         /// passed.
         case timedOut(request: (any Request)? = nil, seconds: TimeInterval? = nil)
 
-        /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
+        /// The request was cancelled before it finished, through its ``CancellableCall``, ``Session/cancelAllTasks()`` or
         /// the cancellation of the Swift `Task` that awaited it.
         case cancelled(request: (any Request)? = nil)
 
@@ -252,7 +252,7 @@ extension FetchError {
         FetchError(.timedOut(request: request, seconds: seconds))
     }
 
-    /// The request was cancelled before it finished, through its ``Cancellable``, ``Session/cancelAllTasks()`` or
+    /// The request was cancelled before it finished, through its ``CancellableCall``, ``Session/cancelAllTasks()`` or
     /// the cancellation of the Swift `Task` that awaited it.
     public static func cancelled(request: (any Request)? = nil) -> FetchError {
         FetchError(.cancelled(request: request))

@@ -32,7 +32,7 @@ public protocol RequestPerforming: ResponseStreaming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable
+    ) -> any CancellableCall
 
     /// The pipeline this performer runs calls through: what middlewares added with ``with(_:)`` extend, and what
     /// the `async` forms use.
@@ -57,7 +57,7 @@ extension RequestPerforming {
         as type: T.Type,
         errorParser: (any ErrorParsing)? = nil,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         perform(request, errorParser: errorParser, completion: completion)
     }
 
@@ -72,7 +72,7 @@ extension RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)? = nil,
         completion: @escaping @Sendable (Result<Never, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         perform(request, errorParser: errorParser) { (result: Result<Response, any Error>) in
             completion(result.flatMap { _ in .failure(FetchError.notHTTPResponse()) })
         }
@@ -109,7 +109,7 @@ extension RequestPerforming {
     public func perform<T: Parsable>(
         _ request: any Request,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         perform(request, errorParser: nil, completion: completion)
     }
 }
@@ -121,7 +121,7 @@ private struct PerformerTransport: Transport {
     func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         performer.perform(request, errorParser: nil, completion: completion)
     }
 }

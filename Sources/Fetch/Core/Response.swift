@@ -79,7 +79,7 @@ public struct Response: Sendable {
         )
     }
 
-    /// The head of `stream`, carrying its body through the middlewares to ``RequestPerforming/stream(_:errorParser:bufferLimit:)``.
+    /// The head of `stream`, carrying its body through the middlewares to ``RequestPerforming/stream(_:errorParser:maximumBufferSize:)``.
     package init(streaming stream: ResponseStream) {
         let head = stream.response
         self.init(

@@ -13,7 +13,7 @@ extension HAR.Entry {
     /// entry.
     ///
     /// Bodies of text (`text/*`, JSON, XML, forms) that are UTF-8 are stored as text, other bodies as base64 with
-    /// `"encoding": "base64"`. Multipart request bodies keep their first `multipartLimit` bytes; `bodySize` keeps
+    /// `"encoding": "base64"`. Multipart request bodies keep their first `maximumMultipartSize` bytes; `bodySize` keeps
     /// their full size and the body's comment says what was cut. A body streamed from a file (a large
     /// ``MultipartBody``) is not recorded: its size is -1 and its comment says so.
     ///
@@ -29,7 +29,7 @@ extension HAR.Entry {
     ///   - startedDateTime: When the request was sent.
     ///   - timings: How long the phases took; `HAR.Timings.total(_:)` makes them from one duration.
     ///   - redaction: Which secrets to keep out besides those always redacted. The default adds none.
-    ///   - multipartLimit: How many bytes of a multipart body to keep. The default is
+    ///   - maximumMultipartSize: How many bytes of a multipart body to keep. The default is
     ///     ``defaultMultipartLimit``.
     package init(
         request: URLRequest,
@@ -38,7 +38,7 @@ extension HAR.Entry {
         startedDateTime: Date,
         timings: HAR.Timings,
         redaction: Redaction = [],
-        multipartLimit: Int = HAR.Entry.defaultMultipartLimit
+        maximumMultipartSize: Int = HAR.Entry.defaultMultipartLimit
     ) {
         let url = request.url ?? response.originalRequest.url
         // As the request declared them, repeated fields apart, where the URLRequest holds them combined.
@@ -64,7 +64,7 @@ extension HAR.Entry {
         if let body = request.httpBody {
             let stored = HARBodyStorage(
                 body: requestBody?.body ?? body,
-                contentType: requestType, multipartLimit: multipartLimit, scrubber: scrubber)
+                contentType: requestType, maximumMultipartSize: maximumMultipartSize, scrubber: scrubber)
             var postData = HAR.PostData(
                 mimeType: requestType ?? "application/octet-stream", text: stored.text, encoding: stored.encoding)
             postData.comment = stored.comment
@@ -78,7 +78,8 @@ extension HAR.Entry {
         }
 
         let body = responseBody?.body ?? response.data ?? Data()
-        let stored = HARBodyStorage(body: body, contentType: responseType, multipartLimit: nil, scrubber: scrubber)
+        let stored = HARBodyStorage(
+            body: body, contentType: responseType, maximumMultipartSize: nil, scrubber: scrubber)
         // The size of the body as stored, which is what replay answers with: smaller than received when a secret
         // in it was redacted.
         var content = HAR.Content(
@@ -111,7 +112,7 @@ extension HAR.Entry {
     ///   - startedDateTime: When the request was sent.
     ///   - timings: How long the phases took.
     ///   - redaction: Which secrets to keep out besides those always redacted. The default adds none.
-    ///   - multipartLimit: How many bytes of a multipart body to keep.
+    ///   - maximumMultipartSize: How many bytes of a multipart body to keep.
     /// - Throws: What ``Request/makeURLRequest()`` throws.
     package init(
         request: any Request,
@@ -119,12 +120,12 @@ extension HAR.Entry {
         startedDateTime: Date,
         timings: HAR.Timings,
         redaction: Redaction = [],
-        multipartLimit: Int = HAR.Entry.defaultMultipartLimit
+        maximumMultipartSize: Int = HAR.Entry.defaultMultipartLimit
     ) throws {
         self.init(
             request: try request.makeURLRequest(), declaring: request.headers, response: response,
             startedDateTime: startedDateTime,
-            timings: timings, redaction: redaction, multipartLimit: multipartLimit)
+            timings: timings, redaction: redaction, maximumMultipartSize: maximumMultipartSize)
     }
 
     private static func value(of header: (name: String, value: String), _ redaction: Redaction) -> String {
@@ -194,12 +195,12 @@ private struct HARBodyStorage {
     /// The number of bytes stored.
     var size = 0
 
-    init(body: Data, contentType: String?, multipartLimit: Int?, scrubber: HARScrubber) {
+    init(body: Data, contentType: String?, maximumMultipartSize: Int?, scrubber: HARScrubber) {
         guard !body.isEmpty else {
             return
         }
         var kept = scrubber.scrub(body)
-        if HARMediaType.isMultipart(contentType), let limit = multipartLimit, kept.count > limit {
+        if HARMediaType.isMultipart(contentType), let limit = maximumMultipartSize, kept.count > limit {
             kept = kept.prefix(max(0, limit))
             comment = "Fetch kept the first \(kept.count) of the body's \(body.count) bytes."
         }

@@ -21,7 +21,7 @@ extension Middleware where Self == RecordingMiddleware {
     ///   - redaction: The secrets kept out of the file besides those always kept out (see ``Redaction``:
     ///     credential headers, cookies, and headers, query parameters, form and multipart fields and JSON keys at
     ///     any depth whose name contains `token`, `secret` or `password`). The default adds none.
-    ///   - multipartLimit: How many bytes of a multipart request body are stored; the rest is cut, and the entry
+    ///   - maximumMultipartSize: How many bytes of a multipart request body are stored; the rest is cut, and the entry
     ///     says so. The default is 64 KiB.
     /// - Returns: The middleware.
     /// - Throws: ``HARError`` when `harFile` exists and is not a HAR archive, or is a directory or a symbolic link
@@ -29,18 +29,19 @@ extension Middleware where Self == RecordingMiddleware {
     public static func record(
         to harFile: URL,
         redacting redaction: Redaction = [],
-        multipartLimit: Int = 65_536
+        maximumMultipartSize: Int = 65_536
     ) throws -> RecordingMiddleware {
-        RecordingMiddleware(writer: try HARWriter(file: harFile), redaction: redaction, multipartLimit: multipartLimit)
+        RecordingMiddleware(
+            writer: try HARWriter(file: harFile), redaction: redaction, maximumMultipartSize: maximumMultipartSize)
     }
 }
 
 /// Records each call that gets a response as one entry of a HAR archive: made by
-/// ``Middleware/record(to:redacting:multipartLimit:)``.
+/// ``Middleware/record(to:redacting:maximumMultipartSize:)``.
 public struct RecordingMiddleware: Middleware {
     let writer: HARWriter
     let redaction: Redaction
-    let multipartLimit: Int
+    let maximumMultipartSize: Int
 
     /// Passes `request` on through `next`, and records its response before answering.
     public func intercept(
@@ -49,7 +50,7 @@ public struct RecordingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
-        HARRecorder(redaction: redaction, multipartLimit: multipartLimit) { entry, request, response in
+        HARRecorder(redaction: redaction, maximumMultipartSize: maximumMultipartSize) { entry, request, response in
             try writer.append(
                 entry, scrubbing: redaction.secrets(sentBy: request) + redaction.secrets(answeredBy: response))
         }.record(request, context: context, next: next, completion: completion)
@@ -60,22 +61,22 @@ public struct RecordingMiddleware: Middleware {
 /// completes: what the recording middleware uses.
 package struct HARRecorder: Sendable {
     let redaction: Redaction
-    let multipartLimit: Int
+    let maximumMultipartSize: Int
     /// Keeps an entry (writes it, adds it to an archive); an error it throws fails the call, so that a fixture
     /// never silently misses an exchange.
     let keep: @Sendable (HAR.Entry, _ request: any Request, _ response: Response) throws -> Void
 
     /// - Parameters:
     ///   - redaction: The secrets kept out of each entry.
-    ///   - multipartLimit: How many bytes of a multipart request body an entry stores.
+    ///   - maximumMultipartSize: How many bytes of a multipart request body an entry stores.
     ///   - keep: What to do with each entry, given it and the request and response it records.
     package init(
         redaction: Redaction,
-        multipartLimit: Int,
+        maximumMultipartSize: Int,
         keep: @escaping @Sendable (HAR.Entry, _ request: any Request, _ response: Response) throws -> Void
     ) {
         self.redaction = redaction
-        self.multipartLimit = multipartLimit
+        self.maximumMultipartSize = maximumMultipartSize
         self.keep = keep
     }
 
@@ -102,7 +103,8 @@ package struct HARRecorder: Sendable {
             do {
                 let entry = try HAR.Entry(
                     request: request, response: response, startedDateTime: started,
-                    timings: .total(clock.duration(to: .now)), redaction: redaction, multipartLimit: multipartLimit)
+                    timings: .total(clock.duration(to: .now)), redaction: redaction,
+                    maximumMultipartSize: maximumMultipartSize)
                 try keep(entry, request, response)
                 completion(result)
             } catch {

@@ -6,8 +6,8 @@ import Foundation
 /// ``Response/requireSuccess(errorParser:)``). Return `nil` when the response is not an error you recognise; the
 /// caller then gets ``FetchError/unacceptableStatus(_:)``, which quotes the body.
 ///
-/// Implement one of the two requirements. ``parseError(from:)`` sees the whole ``Response``, so the error can carry
-/// a header such as a request id, `WWW-Authenticate` or `Retry-After`:
+/// Implement its one requirement, ``parseError(from:)``. It sees the whole ``Response``, so the error can carry a
+/// header such as a request id, `WWW-Authenticate` or `Retry-After`:
 ///
 /// ```swift
 /// struct APIErrorParser: ErrorParsing {
@@ -18,47 +18,13 @@ import Foundation
 /// }
 /// ```
 ///
-/// A parser that needs only the body and the status implements ``parseError(from:status:)``; Fetch calls it
-/// through the default ``parseError(from:)``.
+/// A parser that needs only the body reads ``Response/data`` and ``Response/status``.
 public protocol ErrorParsing: Sendable {
     /// Reads an error from a response whose status is outside 2xx.
-    ///
-    /// The default calls ``parseError(from:status:)`` with the response's body and status.
     ///
     /// - Parameter response: The error response, with its status, headers, body and request.
     /// - Returns: The error to deliver to the caller, or `nil` to deliver ``FetchError/unacceptableStatus(_:)``.
     func parseError(from response: Response) -> (any Error)?
-
-    /// Reads an error from the body and status of a response whose status is outside 2xx.
-    ///
-    /// Fetch calls ``parseError(from:)``; implement this one instead when the headers do not matter. The default
-    /// returns `nil`.
-    ///
-    /// - Parameters:
-    ///   - data: The response body, or `nil` when there was none.
-    ///   - status: The HTTP status code.
-    /// - Returns: The error to deliver to the caller, or `nil` to deliver ``FetchError/unacceptableStatus(_:)``.
-    func parseError(from data: Data?, status: Int) -> (any Error)?
-}
-
-extension ErrorParsing {
-    /// Calls ``parseError(from:status:)`` with the response's body and status.
-    ///
-    /// - Parameter response: The error response.
-    /// - Returns: What ``parseError(from:status:)`` returns.
-    public func parseError(from response: Response) -> (any Error)? {
-        parseError(from: response.data, status: response.status)
-    }
-
-    /// Returns `nil`: a parser that implements ``parseError(from:)`` need not implement this one.
-    ///
-    /// - Parameters:
-    ///   - data: Not used.
-    ///   - status: Not used.
-    /// - Returns: `nil`.
-    public func parseError(from data: Data?, status: Int) -> (any Error)? {
-        nil
-    }
 }
 
 /// An ``ErrorParsing`` object that decodes a `Decodable` error type from JSON error bodies.
@@ -85,14 +51,12 @@ public struct DecodableErrorParser<APIError: Decodable & Error>: ErrorParsing {
         self.decoder = decoder
     }
 
-    /// Decodes `APIError` from `data`.
+    /// Decodes `APIError` from the response's body.
     ///
-    /// - Parameters:
-    ///   - data: The error response's body.
-    ///   - status: The HTTP status code (not used).
+    /// - Parameter response: The error response (its status is not used).
     /// - Returns: The decoded error, or `nil` when the body is empty or is not an `APIError`.
-    public func parseError(from data: Data?, status: Int) -> (any Error)? {
-        guard let data, !data.isEmpty else {
+    public func parseError(from response: Response) -> (any Error)? {
+        guard let data = response.data, !data.isEmpty else {
             return nil
         }
         do {

@@ -6,14 +6,14 @@
 /// cancels those inside it. Events belong to the whole call: every context of a call reports to the same observers.
 ///
 /// `@unchecked Sendable`: all mutable state is in `state`, behind its lock.
-public final class CallContext: Cancellable, @unchecked Sendable {
+public final class CallContext: CancellableCall, @unchecked Sendable {
     private struct State {
         var isEnded = false
         var isCancelled = false
         /// Delivers ``FetchError/cancelled(request:)`` to the caller; set when the call starts.
         var reportCancellation: (@Sendable () -> Void)?
         /// What was started inside this context: the transport's handle, or the contexts `next` made.
-        var inFlight: [any Cancellable] = []
+        var inFlight: [any CancellableCall] = []
         var cancelActions: [@Sendable () -> Void] = []
         var observers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
         /// The streamed bodies and WebSocket connections the transport answered the call with, kept by the
@@ -87,7 +87,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
                 + " answered (var response = answer) to keep it")
     }
 
-    /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:bufferLimit:)``).
+    /// Whether the caller reads the response's body as it arrives (``RequestPerforming/stream(_:errorParser:maximumBufferSize:)``).
     ///
     /// The response a middleware sees is then the head: its ``Response/data`` is `nil` for a 2xx, whose body the
     /// caller reads. A middleware that stores or shares bodies, such as a cache or deduplication, passes a stream
@@ -166,7 +166,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     /// with ``FetchError/cancelled(request:)``, unless the call has already finished.
     public func cancel() {
         let ended = state.withLock {
-            state -> (report: (@Sendable () -> Void)?, [any Cancellable], [@Sendable () -> Void])? in
+            state -> (report: (@Sendable () -> Void)?, [any CancellableCall], [@Sendable () -> Void])? in
             guard !state.isEnded else {
                 return nil
             }
@@ -219,7 +219,7 @@ public final class CallContext: Cancellable, @unchecked Sendable {
     }
 
     /// Keeps `step` to cancel with the call; cancels it at once when the call has already been cancelled.
-    func track(_ step: any Cancellable) {
+    func track(_ step: any CancellableCall) {
         let cancelNow = state.withLock { state -> Bool in
             guard !state.isEnded else {
                 return state.isCancelled

@@ -26,7 +26,7 @@ public struct Next: Sendable {
     public func callAsFunction(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let inner = CallContext(inside: context)
         context.track(inner)
         stack.start(request, from: index, context: inner, completion: completion)
@@ -46,7 +46,7 @@ public struct Next: Sendable {
     public func detached(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let detached = CallContext(inside: context)
         stack.start(request, from: index, context: detached, completion: completion)
         return detached

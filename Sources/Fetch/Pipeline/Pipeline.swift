@@ -12,7 +12,7 @@ import Foundation
 ///   that large responses decode in parallel (over the synchronous doubles, on the calling thread);
 /// - calls callback-form completions on ``callbackQueue`` (the innermost session's), and never uses it for the
 ///   `async` forms;
-/// - cancels what a call started through ``Next`` when the call is cancelled, whether by its ``Cancellable``, by
+/// - cancels what a call started through ``Next`` when the call is cancelled, whether by its ``CancellableCall``, by
 ///   ``Session/cancelAllTasks()`` or by cancelling the awaiting `Task`.
 ///
 /// ```swift
@@ -51,6 +51,13 @@ public struct Pipeline: RequestPerforming {
     /// The pipeline itself.
     public var pipeline: Pipeline { self }
 
+    /// Cancels every call the transport has in flight, as ``Session/cancelAllTasks()`` does: on a pipeline that
+    /// `session.with(…)` built, every call of that session, whichever middlewares it went through. Each completes
+    /// with ``FetchError/cancelled(request:)``; a transport of your own is not reached.
+    public func cancelAllTasks() {
+        (transport as? any CancellingTransport)?.cancelAll()
+    }
+
     /// This pipeline with `outer` (outermost first) outside its middlewares, on the same transport and callback
     /// queue.
     func adding(_ outer: [any Middleware]) -> Pipeline {
@@ -70,7 +77,7 @@ public struct Pipeline: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let context = CallContext(request: request)
         guard let queue = callbackQueue else {
             stack.start(request, from: 0, context: context) { answer in
@@ -121,7 +128,7 @@ public struct Pipeline: RequestPerforming {
     /// - Parameters:
     ///   - request: The request.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - bufferLimit: How many bytes the consumer may fall behind, in memory, before reading from the network
+    ///   - maximumBufferSize: How many bytes the consumer may fall behind, in memory, before reading from the network
     ///     pauses.
     /// - Returns: The stream: its ``ResponseStream/response`` head, and its body as chunks.
     /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with up
@@ -130,9 +137,9 @@ public struct Pipeline: RequestPerforming {
     package func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
-        bufferLimit: Int
+        maximumBufferSize: Int
     ) async throws -> ResponseStream {
-        let context = CallContext(request: request, streamBufferLimit: max(1, bufferLimit))
+        let context = CallContext(request: request, streamBufferLimit: max(1, maximumBufferSize))
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 stack.start(request, from: 0, context: context) { continuation.resume(returning: $0) }
@@ -169,7 +176,7 @@ public struct Pipeline: RequestPerforming {
         _ request: any Request,
         naming caller: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         let context = CallContext(request: caller)
         stack.start(request, from: 0, context: context, completion: completion)
         return context
@@ -183,10 +190,10 @@ public struct Pipeline: RequestPerforming {
     package func startStream(
         _ request: any Request,
         naming caller: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
-        let context = CallContext(request: caller, streamBufferLimit: max(1, bufferLimit))
+    ) -> any CancellableCall {
+        let context = CallContext(request: caller, streamBufferLimit: max(1, maximumBufferSize))
         stack.start(request, from: 0, context: context) { answer in
             if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
                 completion(.failure(dropped))
@@ -342,10 +349,10 @@ extension Pipeline {
             guard index < middlewares.count else {
                 if let messageLimit = context.webSocketMessageLimit {
                     openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
-                } else if let bufferLimit = context.streamBufferLimit {
+                } else if let maximumBufferSize = context.streamBufferLimit {
                     let completion = streamsHandOn ? Self.handingOn(completion) : completion
                     context.track(
-                        transport.stream(request, bufferLimit: bufferLimit) { answer in
+                        transport.stream(request, maximumBufferSize: maximumBufferSize) { answer in
                             let answer = answer.map(Response.init(streaming:))
                             if case .success(let response) = answer {
                                 context.noteDelivered(response)

@@ -17,7 +17,7 @@ public protocol Scheduling: Sendable {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     @discardableResult
-    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall
 
     /// Runs `work` once, after `delay` seconds, as a timeout: work that should happen only if time gets that far.
     ///
@@ -30,7 +30,7 @@ public protocol Scheduling: Sendable {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     @discardableResult
-    func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable
+    func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall
 }
 
 extension Scheduling {
@@ -41,7 +41,9 @@ extension Scheduling {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     @discardableResult
-    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable {
+    public func scheduleTimeout(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void)
+        -> any CancellableCall
+    {
         schedule(after: delay, work)
     }
 }
@@ -51,7 +53,7 @@ extension Scheduling {
     /// ``FetchError/cancelled(request:)``.
     package func wait(_ delay: TimeInterval) async throws {
         let waiter = Locked<CheckedContinuation<Void, any Error>?>(nil)
-        let scheduled = Locked<(any Cancellable)?>(nil)
+        let scheduled = Locked<(any CancellableCall)?>(nil)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 waiter.withLock { $0 = continuation }
@@ -86,7 +88,7 @@ public struct DispatchScheduler: Scheduling {
     ///   - work: The work to run.
     /// - Returns: A handle that cancels the work if it has not started.
     @discardableResult
-    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any Cancellable {
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> any CancellableCall {
         let item = DispatchWorkItem(block: work)
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, delay), execute: item)
         return ScheduledWork(item: item)
@@ -94,7 +96,7 @@ public struct DispatchScheduler: Scheduling {
 }
 
 /// Cancels a `DispatchWorkItem`. `@unchecked Sendable`: `DispatchWorkItem.cancel()` is thread-safe.
-private struct ScheduledWork: Cancellable, @unchecked Sendable {
+private struct ScheduledWork: CancellableCall, @unchecked Sendable {
     let item: DispatchWorkItem
 
     func cancel() {

@@ -76,7 +76,7 @@ public final class Session: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 
@@ -86,6 +86,6 @@ public final class Session: RequestPerforming {
     /// Tasks that other code started on the same `URLSession` are left alone. A transport of your own is not reached:
     /// cancel its calls through their handles.
     public func cancelAllTasks() {
-        (transport as? any CancellingTransport)?.cancelAll()
+        pipeline.cancelAllTasks()
     }
 }

@@ -16,10 +16,10 @@ public protocol Transport: Sendable {
     func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable
+    ) -> any CancellableCall
 
     /// Sends `request` and hands back its response as soon as the head has arrived, with the body to read as it
-    /// arrives: the transport step of ``RequestPerforming/stream(_:errorParser:bufferLimit:)``.
+    /// arrives: the transport step of ``RequestPerforming/stream(_:errorParser:maximumBufferSize:)``.
     ///
     /// The default implementation sends the request with ``send(_:completion:)`` and hands back the whole body as
     /// one chunk, which is what the synchronous doubles need; a transport that reads bodies as they arrive
@@ -27,15 +27,15 @@ public protocol Transport: Sendable {
     ///
     /// - Parameters:
     ///   - request: The request, as the middlewares passed it on.
-    ///   - bufferLimit: How many unread bytes may wait in memory before reading from the network pauses.
+    ///   - maximumBufferSize: How many unread bytes may wait in memory before reading from the network pauses.
     ///   - completion: Called exactly once: with the stream of a response of any status (the pipeline reads an
     ///     error body itself), or with the failure that kept a head from arriving.
     /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
     func stream(
         _ request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable
+    ) -> any CancellableCall
 }
 
 /// A transport that may call its completions on a thread where no middleware may run: swift-corelibs-foundation's own
@@ -49,7 +49,7 @@ package protocol RestrictedThreadTransport: Transport {
     /// Whether ``Transport/send(_:completion:)`` may complete on such a thread.
     var sendsCompleteOnRestrictedThread: Bool { get }
 
-    /// Whether ``Transport/stream(_:bufferLimit:completion:)`` may complete on such a thread.
+    /// Whether ``Transport/stream(_:maximumBufferSize:completion:)`` may complete on such a thread.
     var streamsCompleteOnRestrictedThread: Bool { get }
 }
 
@@ -65,14 +65,14 @@ extension Transport {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - bufferLimit: Not used: the body is already whole.
+    ///   - maximumBufferSize: Not used: the body is already whole.
     ///   - completion: Called exactly once with the stream or the failure.
     /// - Returns: The handle of the `send`.
     public func stream(
         _ request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         send(request) { answer in
             completion(answer.map { ResponseStream(whole: $0) })
         }

@@ -324,7 +324,7 @@ extension APIRequest {
     }
 
     /// Returns the request with a `multipart/form-data` body, encoded now: in memory, or into a temporary file
-    /// that the request streams when the body is larger than the body's ``MultipartBody/memoryLimit``.
+    /// that the request streams when the body is larger than the body's ``MultipartBody/maximumInMemorySize``.
     ///
     /// The `Content-Type` sent is `multipart/form-data` with the body's boundary; a `Content-Type` the request sets
     /// itself replaces it, boundary included, so leave it unset.

@@ -13,7 +13,7 @@ extension MultipartBody {
     /// How many boundaries are tried before giving up, when each one occurs in the content.
     private static let boundaryAttempts = 3
 
-    /// Encodes the body: in memory when it is at most ``memoryLimit`` bytes, otherwise into a temporary file.
+    /// Encodes the body: in memory when it is at most ``maximumInMemorySize`` bytes, otherwise into a temporary file.
     ///
     /// - Returns: The `Content-Type` to send (`multipart/form-data; boundary=…`) and the body.
     /// - Throws: ``FetchError/encoding(_:request:)`` when a file cannot be read or the temporary file written;
@@ -30,7 +30,7 @@ extension MultipartBody {
                 )
             }
         }
-        let inMemory = try contentLength() <= memoryLimit
+        let inMemory = try contentLength() <= maximumInMemorySize
         var tried: [String] = []
         for _ in 0..<Self.boundaryAttempts {
             let boundary = makeBoundary()

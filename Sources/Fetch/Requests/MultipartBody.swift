@@ -9,7 +9,7 @@ import Foundation
 /// let request = APIRequest(uploadURL).method(.post).multipartBody(form)
 /// ```
 ///
-/// When the fields and files together are larger than ``memoryLimit``, the body is assembled in a temporary file, copying
+/// When the fields and files together are larger than ``maximumInMemorySize``, the body is assembled in a temporary file, copying
 /// each file a chunk at a time, and the request streams it from there; the file is deleted when the last copy of
 /// the request is released (a ``Session`` keeps the request until its call completes). Smaller bodies are built
 /// in memory and sent with a `Content-Length`.
@@ -23,7 +23,7 @@ public struct MultipartBody: Sendable {
 
     /// The largest size of the fields and files together, in bytes, that is built in memory; larger bodies are
     /// streamed from a temporary file.
-    public var memoryLimit: Int
+    public var maximumInMemorySize: Int
 
     package var parts: [Part] = []
     package var makeBoundary: @Sendable () -> String = { "Fetch-Boundary-" + UUID().uuidString }
@@ -43,10 +43,10 @@ public struct MultipartBody: Sendable {
 
     /// Creates an empty body.
     ///
-    /// - Parameter memoryLimit: The largest size of the fields and files together, in bytes, that is built in
+    /// - Parameter maximumInMemorySize: The largest size of the fields and files together, in bytes, that is built in
     ///   memory rather than streamed from a temporary file. The default is 10 MB (10,000,000 bytes).
-    public init(memoryLimit: Int = 10_000_000) {
-        self.memoryLimit = memoryLimit
+    public init(maximumInMemorySize: Int = 10_000_000) {
+        self.maximumInMemorySize = maximumInMemorySize
     }
 
     /// Adds a text field, sent as UTF-8.

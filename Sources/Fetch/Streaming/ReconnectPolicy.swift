@@ -6,18 +6,18 @@ import Foundation
 /// with the backoff's waits (it has no `retry:`); a handshake the server refuses with a status is not retried. A
 /// reconnection whose connection then ends before it delivered a message, within 60 s of opening, is a failed
 /// attempt too: the count goes on across such connections (a server that closes with 1011 after every handshake
-/// ends the sequence with ``FetchError/attemptsExhausted(attempts:lastError:request:)`` after ``maximumAttempts``),
+/// ends the sequence with ``FetchError/attemptsExhausted(attempts:lastError:request:)`` after ``maximumFailuresInARow``),
 /// and only a connection that delivered a message or stayed open 60 s starts it again. What follows is about
 /// Server-Sent Events.
 ///
 /// The wait before a reconnection is the stream's reconnection time: the backoff's first delay until the server
 /// sets its own with a `retry:` field. Each failed attempt in a row (no response, a transport error) lengthens the
-/// wait as ``backoff`` says; a connection that opens resets it. After ``maximumAttempts`` failed attempts in a row,
+/// wait as ``backoff`` says; a connection that opens resets it. After ``maximumFailuresInARow`` failed attempts in a row,
 /// the sequence ends with ``FetchError/attemptsExhausted(attempts:lastError:request:)``.
 ///
 /// Whatever the server asks, the wait stays between 0.1 s and the backoff's maximum delay: `retry: 9999999999999`
 /// waits the maximum, and `retry: 0` waits 0.1 s. A connection that ends before it has delivered an event lengthens
-/// the next wait as a failed attempt does (without counting toward ``maximumAttempts``), until an event arrives, so
+/// the next wait as a failed attempt does (without counting toward ``maximumFailuresInARow``), until an event arrives, so
 /// that a server that answers and hangs up at once is not called again in a tight loop.
 ///
 /// A status outside 2xx, a `Content-Type` other than `text/event-stream` or a `204 No Content` are not retried:
@@ -29,26 +29,26 @@ public struct ReconnectPolicy: Sendable {
 
     /// How many failed attempts in a row to reconnect are made before giving up; `nil` for no limit. The default
     /// is 5.
-    public var maximumAttempts: Int?
+    public var maximumFailuresInARow: Int?
 
     /// Creates a policy.
     ///
     /// - Parameters:
     ///   - backoff: The waits before reconnecting. The default waits 3 s, doubled per failure up to 60 s.
-    ///   - maximumAttempts: Failed attempts in a row before giving up, or `nil` for no limit. The default is 5.
+    ///   - maximumFailuresInARow: Failed attempts in a row before giving up, or `nil` for no limit. The default is 5.
     public init(
         backoff: Backoff = Backoff(initialDelay: 3, maximumDelay: 60, jitter: 0),
-        maximumAttempts: Int? = 5
+        maximumFailuresInARow: Int? = 5
     ) {
         self.backoff = backoff
-        self.maximumAttempts = maximumAttempts
+        self.maximumFailuresInARow = maximumFailuresInARow
     }
 
     /// The default policy: 3 s until the server says otherwise, doubled per failure in a row, 5 attempts.
     package static let `default` = ReconnectPolicy()
 
     /// Never reconnects: the sequence ends when the first connection does.
-    package static let never = ReconnectPolicy(maximumAttempts: 0)
+    package static let never = ReconnectPolicy(maximumFailuresInARow: 0)
 
     /// The shortest wait before reconnecting, in seconds, whatever the server or the policy ask: 0.1 s.
     package static let minimumDelay: TimeInterval = 0.1

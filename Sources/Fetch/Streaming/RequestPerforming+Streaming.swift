@@ -28,13 +28,14 @@ extension RequestPerforming {
     ///   ``FetchError/unacceptableStatus(_:)`` with up to 64 KiB of the body; a ``FetchError`` for a transport
     ///   failure; ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
     public func stream(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> ResponseStream {
-        try await pipeline.stream(request, errorParser: errorParser, bufferLimit: ResponseStream.defaultBufferLimit)
+        try await pipeline.stream(
+            request, errorParser: errorParser, maximumBufferSize: ResponseStream.defaultBufferLimit)
     }
 }
 
 extension RequestPerforming {
     /// Sends a request through this performer's ``pipeline`` and returns once the response head has arrived,
-    /// buffering at most `bufferLimit` unread bytes in memory.
+    /// buffering at most `maximumBufferSize` unread bytes in memory.
     ///
     /// The stream goes through the pipeline's middlewares and transport, whose ``RedirectPolicy`` applies as it does
     /// to `perform`; on a ``URLSessionTransport`` over a `URLSession` of yours, through that `URLSession` (see
@@ -43,15 +44,15 @@ extension RequestPerforming {
     /// - Parameters:
     ///   - request: The request to send.
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
-    ///   - bufferLimit: How many bytes the consumer may fall behind, in memory, before reading from the network
+    ///   - maximumBufferSize: How many bytes the consumer may fall behind, in memory, before reading from the network
     ///     pauses.
     /// - Returns: The stream.
     /// - Throws: What ``ResponseStreaming/stream(_:errorParser:)`` throws.
     public func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
-        bufferLimit: Int
+        maximumBufferSize: Int
     ) async throws -> ResponseStream {
-        try await pipeline.stream(request, errorParser: errorParser, bufferLimit: bufferLimit)
+        try await pipeline.stream(request, errorParser: errorParser, maximumBufferSize: maximumBufferSize)
     }
 }

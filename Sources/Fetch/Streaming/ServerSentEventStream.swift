@@ -146,7 +146,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private mutating func connect() async throws {
             let policy = stream.reconnectPolicy
             if isReconnecting {
-                if let maximum = policy.maximumAttempts, failures >= maximum {
+                if let maximum = policy.maximumFailuresInARow, failures >= maximum {
                     guard let lastError else {
                         isFinished = true
                         return

@@ -15,12 +15,12 @@ import Foundation
 /// cancellation and the scheduler's timer may come from different threads. Progress values and the completion go
 /// through `outbox` in the order they were made, under `state`'s lock, and are handed over one at a time under
 /// `delivery`'s lock, so that the receiver sees them in order, and nothing after the completion.
-final class FileDownload: Cancellable {
+final class FileDownload: CancellableCall {
     private enum Phase {
         case created
         case running(Attempt)
         /// Between attempts; the handle is `nil` for the moment between deciding to wait and scheduling the wait.
-        case waiting((any Cancellable)?)
+        case waiting((any CancellableCall)?)
         /// The body is whole and being checked and moved.
         case finishing
         case finished
@@ -288,7 +288,7 @@ final class FileDownload: Cancellable {
             return
         }
         let call = pipeline.startStream(
-            attempt.request, naming: request, bufferLimit: ResponseStream.defaultBufferLimit
+            attempt.request, naming: request, maximumBufferSize: ResponseStream.defaultBufferLimit
         ) { [self] answer in
             // Off the transport's thread (libcurl's event loop, say): the answer may write files or start the next
             // attempt.
@@ -904,10 +904,10 @@ extension FileDownload {
     /// One attempt: its pipeline call until the head arrives, then the body's stream.
     ///
     /// `@unchecked Sendable`: its mutable state is in `handles`, behind its lock.
-    fileprivate final class Attempt: Cancellable, @unchecked Sendable {
+    fileprivate final class Attempt: CancellableCall, @unchecked Sendable {
         private struct Handles {
             var isCancelled = false
-            var call: (any Cancellable)?
+            var call: (any CancellableCall)?
             var stream: ResponseStream?
         }
 
@@ -920,7 +920,7 @@ extension FileDownload {
         }
 
         /// Keeps the pipeline call to cancel with the attempt; cancels it at once if the attempt was cancelled.
-        func track(_ call: any Cancellable) {
+        func track(_ call: any CancellableCall) {
             let cancelled = handles.withLock { handles in
                 handles.call = call
                 return handles.isCancelled

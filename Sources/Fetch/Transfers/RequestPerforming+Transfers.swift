@@ -107,7 +107,7 @@ extension RequestPerforming {
 }
 
 /// The handle of a transfer that failed before it started.
-private struct NotStarted: Cancellable {
+private struct NotStarted: CancellableCall {
     func cancel() {}
 }
 

@@ -66,12 +66,12 @@ private final class ProgressBuffer: Sendable {
 /// A download or upload in flight, for `async` code: its progress as an `AsyncSequence`, its result to await.
 ///
 /// Cancelling the `Task` that awaits ``value`` cancels the transfer, as ``cancel()`` does.
-public final class Transfer<Value: Sendable>: Cancellable {
+public final class Transfer<Value: Sendable>: CancellableCall {
     /// The progress values, in order, ending when the transfer ends. Iterate it once.
     public let progress: AsyncStream<TransferProgress>
 
     private let outcome = Locked(Outcome.running([]))
-    private let call = Locked<(any Cancellable)?>(nil)
+    private let call = Locked<(any CancellableCall)?>(nil)
 
     private enum Outcome {
         case running([CheckedContinuation<Value, any Error>])
@@ -81,7 +81,7 @@ public final class Transfer<Value: Sendable>: Cancellable {
     init(
         start: (
             @escaping @Sendable (TransferProgress) -> Void, @escaping @Sendable (Result<Value, any Error>) -> Void
-        ) -> any Cancellable
+        ) -> any CancellableCall
     ) {
         let buffer = ProgressBuffer()
         progress = AsyncStream(unfolding: { await buffer.next() })

@@ -14,17 +14,17 @@ public struct RedirectPolicy: Sendable {
     /// The most redirects one request follows; the next one fails with
     /// ``FetchError/redirectRefused(from:to:reason:request:)``. `0` follows none: the caller receives the 3xx response
     /// itself. The default is 10.
-    package var maximumRedirects: Int
+    public var maximumRedirects: Int
 
     /// Whether a redirect from `https` to `http` is followed. The default is `false`: it fails with
     /// ``FetchError/redirectRefused(from:to:reason:request:)``, so that nothing sent over TLS is repeated in clear
     /// text.
-    package var allowsInsecureRedirects: Bool
+    public var allowsInsecureRedirects: Bool
 
     /// Header fields removed from a request redirected to another origin, matched case-insensitively, besides the
     /// secrets ``Redaction`` always knows (`X-API-Key`, `Api-Key`, names containing `token` or `secret`, …), which
     /// are removed too. The default is `Authorization`, `Proxy-Authorization` and `Cookie`; add your own.
-    package var sensitiveHeaders: Set<String>
+    public var sensitiveHeaders: Set<String>
 
     /// Creates a policy.
     ///

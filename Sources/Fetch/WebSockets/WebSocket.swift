@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let socket = try await session.webSocket(ChatRoom(id: 7))
-/// try await socket.send(ChatLine(text: "hello"))
+/// try await socket.send(json: ChatLine(text: "hello"))
 /// for try await message in socket {
 ///     let line = try message.decode(ChatLine.self)
 ///     print(line.text)
@@ -157,12 +157,15 @@ public final class WebSocket: AsyncSequence, Sendable {
 
     /// Sends `value` as JSON in a text message.
     ///
+    /// The label keeps JSON apart from ``send(_:)-(String)`` and ``send(_:)-(Data)``: a `String` or `Data` passed
+    /// here is encoded as a JSON string (quoted, or base64), never sent as it is.
+    ///
     /// - Parameters:
     ///   - value: The value to encode.
     ///   - encoder: The encoder. The default, ``DefaultEncoding/encoder``, writes ISO 8601 dates and sorted keys.
     /// - Throws: ``FetchError/encoding(_:request:)`` when the value cannot be encoded; otherwise as
     ///   ``send(_:)-(WebSocketMessage)`` does.
-    public func send<Value: Encodable>(_ value: Value, encoder: JSONEncoder = DefaultEncoding.encoder) async throws {
+    public func send<Value: Encodable>(json value: Value, encoder: JSONEncoder = DefaultEncoding.encoder) async throws {
         let json: Data
         do {
             json = try encoder.encode(value)
@@ -407,7 +410,7 @@ public final class WebSocket: AsyncSequence, Sendable {
         var lastError = error
         var failures = failuresSoFar
         while true {
-            if let limit = policy.maximumAttempts, failures >= limit {
+            if let limit = policy.maximumFailuresInARow, failures >= limit {
                 throw failures == 0
                     ? lastError
                     : FetchError.attemptsExhausted(attempts: failures, lastError: lastError, request: request)

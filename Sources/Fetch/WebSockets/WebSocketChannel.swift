@@ -72,5 +72,5 @@ package protocol WebSocketTransport: Transport {
         _ request: any Request,
         maximumMessageSize: Int,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable
+    ) -> any CancellableCall
 }

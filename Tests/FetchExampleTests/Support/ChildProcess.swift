@@ -77,7 +77,7 @@ final class ChildProcess: Sendable {
             line.capture(String(decoding: bytes, as: UTF8.self))
         }
         do {
-            return try await line.first(timeout: timeout)
+            return try await line.first(timeout: timeout.seconds)
         } catch {
             stop()
             throw ChildProcessError("\(process.executableURL?.path ?? "the program") printed no line within \(timeout)")

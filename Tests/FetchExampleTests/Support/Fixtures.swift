@@ -32,3 +32,11 @@ enum Fixtures {
         PurchaseOrder(lines: [.init(product: product, quantity: quantity)], orderedAt: orderedAt, deliverBy: deliverBy)
     }
 }
+
+extension Duration {
+    /// This duration in seconds, for the waits of `Captured` and `SpyPerformer`, which take a `TimeInterval`.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -17,13 +17,13 @@ import Testing
         headers: HeaderFields = [:],
         body: Data? = nil,
         redaction: Redaction = .default,
-        multipartLimit: Int = HAR.Entry.defaultMultipartLimit
+        maximumMultipartSize: Int = HAR.Entry.defaultMultipartLimit
     ) -> HAR.Entry {
         let request = TestRequest(urlRequest.url ?? URL(fileURLWithPath: "/"))
         let response = Response(status: status, headers: headers, data: body, originalRequest: request)
         return HAR.Entry(
             request: urlRequest, response: response, startedDateTime: started, timings: .total(0.012),
-            redaction: redaction, multipartLimit: multipartLimit)
+            redaction: redaction, maximumMultipartSize: maximumMultipartSize)
     }
 
     func urlRequest(
@@ -95,7 +95,7 @@ import Testing
         let sent = try urlRequest(
             "http://h.test/upload", method: "POST", headers: ["Content-Type": "multipart/form-data; boundary=B"],
             body: body)
-        let cut = entry(sent, multipartLimit: 100)
+        let cut = entry(sent, maximumMultipartSize: 100)
         #expect(cut.request.postData?.text?.utf8.count == 100)
         #expect(cut.request.bodySize == body.count)
         #expect(cut.request.postData?.comment == "Fetch kept the first 100 of the body's \(body.count) bytes.")

@@ -221,7 +221,7 @@ func sequence(_ answers: [Result<MockResponse, any Error>]) -> (MockPerformer, L
                 }
             }
         }
-        _ = try await finished.wait(for: calls, timeout: .seconds(60))
+        _ = try await finished.wait(for: calls, timeout: 60)
         try await Task.sleep(for: .milliseconds(200))  // room for a wrong second completion to show up
         #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }

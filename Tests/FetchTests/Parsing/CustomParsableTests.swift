@@ -30,7 +30,7 @@ private struct XMLAPIError: Error, Equatable {
     let retryAfter: String?
 }
 
-/// Implements only the whole-response requirement.
+/// Reads the headers of the whole response.
 private struct XMLErrorParser: ErrorParsing {
     func parseError(from response: Response) -> (any Error)? {
         guard response.headers["Content-Type"]?.hasPrefix("application/xml") == true else {
@@ -42,10 +42,11 @@ private struct XMLErrorParser: ErrorParsing {
     }
 }
 
-/// Implements only the seed's `(Data?, Int)` requirement.
+/// Reads only the status and the body.
 private struct StatusOnlyParser: ErrorParsing {
-    func parseError(from data: Data?, status: Int) -> (any Error)? {
-        status == 404 ? XMLAPIError(status: status, requestID: nil, retryAfter: data.map { "\($0.count)" }) : nil
+    func parseError(from response: Response) -> (any Error)? {
+        guard response.status == 404 else { return nil }
+        return XMLAPIError(status: response.status, requestID: nil, retryAfter: response.data.map { "\($0.count)" })
     }
 }
 
@@ -90,17 +91,13 @@ private struct StatusOnlyParser: ErrorParsing {
         #expect(error.response?.status == 503)
     }
 
-    @Test func aParserImplementingOnlyTheSeedRequirementIsStillAsked() throws {
+    @Test func aParserReadingOnlyTheStatusAndBodyIsAsked() throws {
         let parser = StatusOnlyParser()
         let notFound = response(404, "gone")
         let expected = XMLAPIError(status: 404, requestID: nil, retryAfter: "4")
         #expect(parser.parseError(from: notFound) as? XMLAPIError == expected)
         #expect(throws: expected) { try Feed.parse(response: notFound, errorParser: parser).get() }
         #expect(throws: FetchError.self) { try Feed.parse(response: response(500, "x"), errorParser: parser).get() }
-    }
-
-    @Test func aParserImplementingOnlyTheWholeResponseRequirementAnswersNilToTheSeedOne() {
-        #expect(XMLErrorParser().parseError(from: Data("<error/>".utf8), status: 404) == nil)
     }
 
     @Test func decodableErrorParserReadsTheBodyOfTheWholeResponse() throws {

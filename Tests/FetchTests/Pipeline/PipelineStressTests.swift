@@ -43,7 +43,7 @@ import Testing
             let delay = Double.random(in: 0...0.05)
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { call.cancel() }
         }
-        _ = try await ended.wait(for: 200, timeout: .seconds(60))
+        _ = try await ended.wait(for: 200, timeout: 60)
         // Any second completion would come from work still in flight; one more call through the same stack,
         // answered after that work, gives it the time to show.
         let _: Data = try await stack.perform(TestRequest(server.url("/slow/\(run)-barrier?ms=200")))
@@ -109,7 +109,7 @@ import Testing
         for index in 0..<2 {
             session.perform(TestRequest(server.url("/json-array/20000?id=\(index)")), completion: results.capture)
         }
-        let decoded = try await results.wait(for: 2, timeout: .seconds(30)).map { try $0.get() }
+        let decoded = try await results.wait(for: 2, timeout: 30).map { try $0.get() }
         #expect(decoded.allSatisfy { $0.sawTheOther }, "the first decode finished without seeing the second start")
     }
 

@@ -126,7 +126,7 @@ import Testing
         session.perform(
             APIRequest(server.url("/requests/echo"))
                 .method(.post)
-                .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file)),
+                .multipartBody(MultipartBody(maximumInMemorySize: 0).file("notes", contentsOf: file)),
             completion: results.capture
         )
         let echo = try await results.first().get()
@@ -142,7 +142,7 @@ import Testing
             // The APIRequest, owner of the temporary file, is gone before URLSession reads the stream.
             let urlRequest = try APIRequest(server.url("/requests/echo"))
                 .method(.post)
-                .multipartBody(MultipartBody(memoryLimit: 0).file("notes", contentsOf: file))
+                .multipartBody(MultipartBody(maximumInMemorySize: 0).file("notes", contentsOf: file))
                 .makeURLRequest()
             let (data, _) = try await URLSession.shared.data(for: urlRequest)
             let echo = try JSONDecoder().decode(RequestEcho.self, from: data)
@@ -154,13 +154,13 @@ import Testing
 
     /// Fields and files with awkward names, sent in memory and streamed from a temporary file.
     @Test(arguments: [MultipartBody.defaultMemoryLimit, 0])
-    func aMultipartBodyArrivesAsTheSameFieldsAndFiles(memoryLimit: Int) async throws {
+    func aMultipartBodyArrivesAsTheSameFieldsAndFiles(maximumInMemorySize: Int) async throws {
         let directory = try TemporaryDirectory()
         let photo = directory.url.appending(path: "photo.jpg")
         let photoData = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try photoData.write(to: photo)
         let binary = Data([0x00, 0x0D, 0x0A, 0x2D, 0x2D, 0xFF, 0x0D, 0x0A])
-        let multipart = MultipartBody(memoryLimit: memoryLimit)
+        let multipart = MultipartBody(maximumInMemorySize: maximumInMemorySize)
             .field("title", "Zoë's holiday\r\n2026")
             .field("naïve name", "")
             .file("photo", contentsOf: photo, contentType: "image/jpeg")
@@ -184,7 +184,7 @@ import Testing
         #expect(parts[3].data == binary)
         #expect(parts[4].data == Data("x".utf8))
         #expect(parts.allSatisfy { $0.defects == [] })
-        if memoryLimit > 0 {
+        if maximumInMemorySize > 0 {
             #expect(echo.headers["content-length"] == String(echo.bodySize))
         } else {
             #if canImport(FoundationNetworking)

@@ -40,7 +40,7 @@ import Testing
         let exits = Captured<Int32>()
         process.terminationHandler = { exits.capture($0.terminationStatus) }
         try process.run()
-        let status = try await exits.first(timeout: .seconds(120))
+        let status = try await exits.first(timeout: 120)
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         #expect(status == 0, "the measuring run failed:\n\(text)")
         #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")

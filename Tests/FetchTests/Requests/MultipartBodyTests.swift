@@ -10,9 +10,9 @@ import Testing
     let base = URL(string: "https://api.example.com/upload") ?? URL(fileURLWithPath: "/")
 
     /// A body whose boundaries are `boundaries` in turn, for exact expectations.
-    func body(boundaries: [String], memoryLimit: Int = MultipartBody.defaultMemoryLimit) -> MultipartBody {
+    func body(boundaries: [String], maximumInMemorySize: Int = MultipartBody.defaultMemoryLimit) -> MultipartBody {
         let next = Locked(boundaries[...])
-        var body = MultipartBody(memoryLimit: memoryLimit)
+        var body = MultipartBody(maximumInMemorySize: maximumInMemorySize)
         body.makeBoundary = { next.withLock { $0.popFirst() ?? "exhausted" } }
         return body
     }
@@ -79,7 +79,7 @@ import Testing
         var content = Data(repeating: 0x61, count: MultipartBody.chunkSize - 3)
         content.append(Data("BOUNDARY".utf8))
         try content.write(to: file)
-        let encoded = try body(boundaries: ["BOUNDARY", "other"], memoryLimit: 0)
+        let encoded = try body(boundaries: ["BOUNDARY", "other"], maximumInMemorySize: 0)
             .file("f", contentsOf: file)
             .encoded()
         #expect(encoded.contentType == "multipart/form-data; boundary=other")
@@ -159,7 +159,7 @@ import Testing
         let file = directory.url.appending(path: "photo.jpg")
         try Data(repeating: 7, count: 100).write(to: file)
         let parts = { (limit: Int) in
-            body(boundaries: ["B"], memoryLimit: limit).field("a", "1").file("p", contentsOf: file)
+            body(boundaries: ["B"], maximumInMemorySize: limit).field("a", "1").file("p", contentsOf: file)
         }
         let inMemory = try #require(APIRequest(base).multipartBody(parts(1_000)).makeURLRequest().httpBody)
 

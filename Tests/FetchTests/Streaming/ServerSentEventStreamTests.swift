@@ -50,7 +50,7 @@ import Testing
         let scheduler = TestScheduler()
         var received: [String] = []
         // One failed attempt would end the events: an eventless connection is not one, only a longer wait.
-        let policy = ReconnectPolicy(maximumAttempts: 1)
+        let policy = ReconnectPolicy(maximumFailuresInARow: 1)
         for try await event in mock.events(request, reconnectPolicy: policy, scheduler: scheduler) {
             received.append(event.data)
         }

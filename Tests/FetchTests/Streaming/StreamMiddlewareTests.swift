@@ -167,8 +167,8 @@ import Testing
     }
 
     struct ReasonParser: ErrorParsing {
-        func parseError(from data: Data?, status: Int) -> (any Error)? {
-            data.flatMap { try? JSONDecoder().decode(Reason.self, from: $0) }
+        func parseError(from response: Response) -> (any Error)? {
+            response.data.flatMap { try? JSONDecoder().decode(Reason.self, from: $0) }
         }
     }
 }

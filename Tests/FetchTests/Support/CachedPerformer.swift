@@ -16,7 +16,7 @@ struct CachedPerformer: RequestPerforming {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         pipeline.perform(request, errorParser: errorParser, completion: completion)
     }
 

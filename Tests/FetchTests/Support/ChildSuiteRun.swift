@@ -27,7 +27,7 @@ enum ChildSuiteRun {
         let exits = Captured<Int32>()
         process.terminationHandler = { exits.capture($0.terminationStatus) }
         try process.run()
-        let status = try await exits.first(timeout: timeout)
+        let status = try await exits.first(timeout: timeout.seconds)
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         #expect(status == 0, "the measuring run of \(suite) failed:\n\(text)")
         #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")

@@ -60,7 +60,7 @@ final class ChildTestRun: Sendable {
         var seen = 0
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let all = try await lines.wait(for: seen + 1, timeout: deadline - ContinuousClock.now)
+            let all = try await lines.wait(for: seen + 1, timeout: (deadline - ContinuousClock.now).seconds)
             seen = all.count
             if all.contains(where: matches) {
                 return
@@ -86,12 +86,12 @@ final class ChildTestRun: Sendable {
     func finish(within timeout: Duration) async throws -> Finished {
         let status: Int32
         do {
-            status = try await exit.first(timeout: timeout)
+            status = try await exit.first(timeout: timeout.seconds)
         } catch {
             process.terminate()
             throw error
         }
-        _ = try await outputEnded.first(timeout: .seconds(10))
+        _ = try await outputEnded.first(timeout: 10)
         return Finished(status: status, output: lines.values.joined(separator: "\n"))
     }
 

@@ -114,3 +114,11 @@ extension Optional {
         self?.failureKind
     }
 }
+
+extension Duration {
+    /// This duration in seconds, for the waits of `Captured` and `SpyPerformer`, which take a `TimeInterval`.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

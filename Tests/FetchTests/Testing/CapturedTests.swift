@@ -26,7 +26,7 @@ import Testing
         let captured = Captured<Int>()
         captured.capture(7)
         let error = try await #require(throws: CaptureTimeout.self) {
-            try await captured.wait(for: 3, timeout: .milliseconds(50))
+            try await captured.wait(for: 3, timeout: 0.05)
         }
         #expect(error.wanted == 3)
         #expect(error.received == 1)

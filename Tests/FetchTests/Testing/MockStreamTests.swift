@@ -73,7 +73,7 @@ import Testing
         ])
         let scheduler = TestScheduler()
         let policy = ReconnectPolicy(
-            backoff: Backoff(initialDelay: 1, multiplier: 2, maximumDelay: 60, jitter: 0), maximumAttempts: 2)
+            backoff: Backoff(initialDelay: 1, multiplier: 2, maximumDelay: 60, jitter: 0), maximumFailuresInARow: 2)
         var received: [String] = []
         let error = await #expect(throws: FetchError.self) {
             for try await event in mock.events(request, reconnectPolicy: policy, scheduler: scheduler) {

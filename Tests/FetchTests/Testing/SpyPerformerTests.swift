@@ -132,7 +132,7 @@ import Testing
 
     @Test func timesOutWhenNoCallComesAndTheNextWaitStillGetsTheCall() async throws {
         let spy = SpyPerformer()
-        await #expect(throws: CaptureTimeout.self) { try await spy.nextCall(timeout: .milliseconds(50)) }
+        await #expect(throws: CaptureTimeout.self) { try await spy.nextCall(timeout: 0.05) }
         spy.perform(TestRequest("https://api.example.com/late")) { (_: Result<Data, any Error>) in }
         #expect(try await spy.nextCall().request.url.path == "/late")
     }

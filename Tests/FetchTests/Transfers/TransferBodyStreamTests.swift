@@ -32,7 +32,7 @@ import Testing
         let transfers = try transferPerformer(.urlSession)
         let directory = try TemporaryDirectory()
         let value = String(repeating: "streamed body ", count: 4096)
-        let form = MultipartBody(memoryLimit: 0).field("notes", value)
+        let form = MultipartBody(maximumInMemorySize: 0).field("notes", value)
         var components = try #require(URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false))
         let target = server.url("/requests/upload-digest")
         components.queryItems = [

@@ -103,8 +103,8 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
             struct Failure: Error, Equatable {
                 let length: Int
             }
-            func parseError(from data: Data?, status: Int) -> (any Error)? {
-                Failure(length: data?.count ?? 0)
+            func parseError(from response: Response) -> (any Error)? {
+                Failure(length: response.data?.count ?? 0)
             }
         }
         let download = try transferPerformer(transport).download(

@@ -79,7 +79,7 @@ import Testing
     @Test(arguments: SessionTransport.allCases)
     func anEncodableGoesAsJSONTextAndDecodes(on transport: SessionTransport) async throws {
         let socket = try await open("/echo", on: transport)
-        try await socket.send(Note(id: 7, text: "hello"))
+        try await socket.send(json: Note(id: 7, text: "hello"))
         var iterator = socket.makeAsyncIterator()
         let echoed = try #require(try await iterator.next())
         #expect(echoed == .text(#"{"id":7,"text":"hello"}"#))

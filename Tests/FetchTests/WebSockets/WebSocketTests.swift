@@ -48,7 +48,7 @@ import Testing
     @Test func whatTheClientSendsIsRecordedAndAnsweredByTheReply() async throws {
         let server = MockWebSocket { sent in [.message(sent), .close(code: .normalClosure, reason: "")] }
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
-        try await socket.send(Line(text: "hi"))
+        try await socket.send(json: Line(text: "hi"))
         let (messages, _) = await Self.drain(socket)
         #expect(server.received == [.text(#"{"text":"hi"}"#)])
         #expect(try messages.map { try $0.decode(Line.self) } == [Line(text: "hi")])
@@ -61,6 +61,21 @@ import Testing
         try await socket.send(Data([9]))
         try await socket.ping()
         #expect(server.received == [.text("text"), .binary(Data([9]))])
+    }
+
+    @Test func aStringOrDataIsSentAsItIsAndAsJSONOnlyWhenTheLabelAsks() async throws {
+        let server = MockWebSocket()
+        let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(Room())
+        try await socket.send("hi")
+        try await Self.forward("hi", to: socket)
+        try await socket.send(Data([1]))
+        try await Self.forward(Data([1]), to: socket)
+        #expect(server.received == [.text("hi"), .text(#""hi""#), .binary(Data([1])), .text(#""AQ==""#)])
+    }
+
+    /// Generic code that sends any `Encodable` value: it reaches only the JSON overload, by its label.
+    private static func forward<Value: Encodable>(_ value: Value, to socket: WebSocket) async throws {
+        try await socket.send(json: value)
     }
 
     @Test func aMessageThatIsNotTheExpectedJSONSaysWhichMessage() throws {
@@ -146,7 +161,7 @@ import Testing
             return .webSocket(server)
         }
         let socket = try await performer.webSocket(
-            Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
+            Room(), reconnectPolicy: ReconnectPolicy(maximumFailuresInARow: 3), scheduler: TestScheduler())
         let (_, error) = await Self.drain(socket)
         guard case .attemptsExhausted(3, _, let request) = error?.fetchKind else {
             Issue.record("expected attemptsExhausted after 3, got \(String(describing: error))")
@@ -190,7 +205,7 @@ import Testing
         let server = MockWebSocket(
             closes + [.message(.text("x"))] + closes + closes + [.close(code: .normalClosure, reason: "")])
         let socket = try await MockPerformer { _ in .webSocket(server) }.webSocket(
-            Room(), reconnectPolicy: ReconnectPolicy(maximumAttempts: 3), scheduler: TestScheduler())
+            Room(), reconnectPolicy: ReconnectPolicy(maximumFailuresInARow: 3), scheduler: TestScheduler())
         let (messages, error) = await Self.drain(socket)
         #expect(messages == [.text("x")])
         guard case .attemptsExhausted(3, _, _) = error?.fetchKind else {
@@ -341,7 +356,7 @@ import Testing
         struct Plain: Transport {
             func send(
                 _ request: any Request, completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-            ) -> any Cancellable {
+            ) -> any CancellableCall {
                 completion(.success(Response(status: 101, originalRequest: request)))
                 return CompletedCall()
             }

@@ -126,7 +126,7 @@ private final class Waiter: Sendable {
 private final class Flight: Sendable {
     private struct State {
         var waiters: [ObjectIdentifier: Waiter] = [:]
-        var upstream: (any Cancellable)?
+        var upstream: (any CancellableCall)?
         /// Finished, or cancelled by every caller: no one may join any more.
         var isClosed = false
         var isCancelled = false
@@ -146,7 +146,7 @@ private final class Flight: Sendable {
     }
 
     /// Keeps the wrapped performer's handle, or cancels it at once when every caller has already cancelled.
-    func attach(_ upstream: any Cancellable) {
+    func attach(_ upstream: any CancellableCall) {
         let cancelNow = state.withLock { state in
             state.upstream = upstream
             return state.isCancelled
@@ -171,7 +171,7 @@ private final class Flight: Sendable {
     /// Takes `waiter` out (its call was cancelled, and the pipeline reports that), and cancels the shared request
     /// when no caller is left. Returns whether this closed the flight.
     func leave(_ waiter: Waiter) -> Bool {
-        let (closed, upstream) = state.withLock { state -> (Bool, (any Cancellable)?) in
+        let (closed, upstream) = state.withLock { state -> (Bool, (any CancellableCall)?) in
             guard state.waiters.removeValue(forKey: ObjectIdentifier(waiter)) != nil, state.waiters.isEmpty,
                 !state.isClosed
             else {

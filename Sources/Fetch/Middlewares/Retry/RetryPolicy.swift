@@ -16,7 +16,7 @@ public struct RetryPolicy: Sendable {
 
     /// The longest `Retry-After` honoured, in seconds. A server that asks for a longer wait gets no retry: the
     /// caller receives its answer at once. The default is 60 s.
-    package var maximumRetryAfter: TimeInterval
+    public var maximumRetryAfter: TimeInterval
 
     /// The longest time one call may take, all attempts and waits included, in seconds; `nil` for no limit. When it
     /// passes, the attempt in flight is cancelled and the call fails with ``FetchError/timedOut(request:seconds:)``. The default is
@@ -33,10 +33,10 @@ public struct RetryPolicy: Sendable {
     /// The transport failures that are retried. The default is the connection failures: cannot find or connect to
     /// the host, connection lost (reset, closed before answering or midway: the same code on every transport), not
     /// connected, DNS failure, and `badServerResponse`.
-    package var retryableErrors: Set<URLError.Code>
+    public var retryableErrors: Set<URLError.Code>
 
     /// Whether a timeout is retried. The default is `true`.
-    package var retriesTimeouts: Bool
+    public var retriesTimeouts: Bool
 
     /// Creates a policy; every parameter has the default described on its property.
     ///

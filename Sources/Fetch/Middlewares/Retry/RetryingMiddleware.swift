@@ -35,7 +35,7 @@ public struct RetryingMiddleware: Middleware {
     /// One call's attempts: how many were made, and the one in flight or the wait before the next.
     private struct Attempts {
         var made = 0
-        var current: (any Cancellable)?
+        var current: (any CancellableCall)?
         var isOver = false
     }
 
@@ -49,7 +49,7 @@ public struct RetryingMiddleware: Middleware {
         let attempts = Locked(Attempts())
         /// Ends the call with `result` unless it has ended, and stops what is in flight.
         let finish: @Sendable (Result<Response, any Error>) -> Void = { result in
-            let current = attempts.withLock { state -> (any Cancellable)?? in
+            let current = attempts.withLock { state -> (any CancellableCall)?? in
                 guard !state.isOver else {
                     return nil
                 }
@@ -119,7 +119,7 @@ public struct RetryingMiddleware: Middleware {
     }
 
     /// Makes `step` the one a deadline stops; stops it at once when the call is over.
-    private static func keep(_ step: any Cancellable, in attempts: Locked<Attempts>) {
+    private static func keep(_ step: any CancellableCall, in attempts: Locked<Attempts>) {
         let isOver = attempts.withLock { state in
             if !state.isOver {
                 state.current = step

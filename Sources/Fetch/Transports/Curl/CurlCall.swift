@@ -6,7 +6,7 @@
     #endif
 
     /// One request of a ``CurlTransport``, as its caller holds it: cancelling it asks the event loop to stop it.
-    final class CurlCall: Cancellable {
+    final class CurlCall: CancellableCall {
         private let loop: CurlEventLoop
         private let cancelled = Locked(false)
 

@@ -12,7 +12,7 @@
     /// limit, in whole seconds): an endless stream is not cut off. Back-pressure spills to disk
     /// (``ChunkBuffer/Backpressure/spillToDisk``): the transfer is never paused, so a slow reader never holds up the
     /// transport's other requests.
-    final class CurlStreamCall: Cancellable {
+    final class CurlStreamCall: CancellableCall {
         private enum Phase {
             case waitingForHead
             case streaming(ChunkBuffer)
@@ -24,14 +24,14 @@
             var tracker: RedirectTracker
             /// The number of the current hop: events of an earlier hop, abandoned for a redirect, are ignored.
             var hops = 0
-            var hop: (any Cancellable)?
+            var hop: (any CancellableCall)?
             var isCancelled = false
         }
 
         private let curl: CurlTransport
         private let policy: RedirectPolicy
         private let request: any Request
-        private let bufferLimit: Int
+        private let maximumBufferSize: Int
         private let completion: @Sendable (Result<ResponseStream, any Error>) -> Void
         private let state: Locked<State>
 
@@ -40,19 +40,19 @@
             policy: RedirectPolicy,
             request: any Request,
             originalURL: URL,
-            bufferLimit: Int,
+            maximumBufferSize: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
         ) {
             self.curl = curl
             self.policy = policy
             self.request = request
-            self.bufferLimit = bufferLimit
+            self.maximumBufferSize = maximumBufferSize
             self.completion = completion
             self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL)))
         }
 
         func cancel() {
-            let hop = state.withLock { state -> (any Cancellable)? in
+            let hop = state.withLock { state -> (any CancellableCall)? in
                 state.isCancelled = true
                 return state.hop
             }
@@ -84,8 +84,8 @@
         /// What to do with an event, decided under the lock.
         private enum Step {
             case ignore
-            case follow(URLRequest, abandoning: (any Cancellable)?)
-            case fail(any Error, cancelling: (any Cancellable)?)
+            case follow(URLRequest, abandoning: (any CancellableCall)?)
+            case fail(any Error, cancelling: (any CancellableCall)?)
             case open(ResponseStream)
             case receive(Data, ChunkBuffer)
             case finish(ChunkBuffer, (any Error)?)
@@ -157,7 +157,7 @@
                 }
             }
             let control = ChunkBuffer.Control(pause: {}, resume: {}, cancel: { [weak self] in self?.cancel() })
-            let buffer = ChunkBuffer(limit: bufferLimit, backpressure: .spillToDisk, control: control)
+            let buffer = ChunkBuffer(limit: maximumBufferSize, backpressure: .spillToDisk, control: control)
             state.phase = .streaming(buffer)
             // Built from the head itself, not an `HTTPURLResponse`, whose dictionary would join repeated fields.
             let response = Response(

@@ -25,7 +25,7 @@
             timeout: TimeInterval,
             redirectPolicy: RedirectPolicy,
             completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             sendForHead(request, timeout: timeout, redirectPolicy: redirectPolicy) { result in
                 completion(
                     result.flatMap { head, body in
@@ -45,7 +45,7 @@
             redirectPolicy: RedirectPolicy,
             maximumBodyBytes: Int = .max,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             guard let url = request.url else {
                 completion(.failure(FetchError.invalidRequest("the URLRequest has no URL")))
                 return CompletedCall()
@@ -67,10 +67,10 @@
 
     /// A request and its redirects, as one cancellable call: it sends each hop through the transport and asks the
     /// policy, through a ``RedirectTracker``, whether to follow the next.
-    final class CurlRedirectingCall: Cancellable {
+    final class CurlRedirectingCall: CancellableCall {
         private struct State {
             var tracker: RedirectTracker
-            var hop: (any Cancellable)?
+            var hop: (any CancellableCall)?
             var isCancelled = false
         }
 
@@ -108,7 +108,7 @@
         }
 
         func cancel() {
-            let hop = state.withLock { state -> (any Cancellable)? in
+            let hop = state.withLock { state -> (any CancellableCall)? in
                 state.isCancelled = true
                 return state.hop
             }

@@ -36,7 +36,7 @@
             _ request: URLRequest,
             timeout: TimeInterval,
             receive: @escaping @Sendable (StreamEvent) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             stream(request, timeout: timeout, idleTimeout: 0, receive: receive)
         }
 
@@ -49,10 +49,11 @@
             timeout: TimeInterval,
             idleTimeout: TimeInterval,
             receive: @escaping @Sendable (StreamEvent) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
             guard let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) else {
-                var job = CurlJob(request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
+                var job = CurlJob(
+                    request: request, timeout: timeout, idleTimeout: idleTimeout, delivery: .stream(receive))
                 job.declaredFields = fields
                 loop.start(call, job)
                 return call

@@ -107,7 +107,7 @@
         public func send(
             _ request: any Request,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let urlRequest: URLRequest
             switch Exchange.makeURLRequest(for: request, defaultTimeout: idleTimeout) {
             case .success(let built):
@@ -141,14 +141,14 @@
         ///
         /// - Parameters:
         ///   - request: The request. Its timeout is how long the server may stay silent.
-        ///   - bufferLimit: How many unread bytes may wait in memory; past it they wait in a temporary file.
+        ///   - maximumBufferSize: How many unread bytes may wait in memory; past it they wait in a temporary file.
         ///   - completion: Called exactly once, with the stream or the failure that kept a head from arriving.
         /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
         public func stream(
             _ request: any Request,
-            bufferLimit: Int,
+            maximumBufferSize: Int,
             completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let urlRequest: URLRequest
             switch Exchange.makeURLRequest(for: request, defaultTimeout: idleTimeout) {
             case .success(let built):
@@ -159,7 +159,7 @@
             }
             let call = CurlStreamCall(
                 curl: self, policy: redirectPolicy, request: request, originalURL: urlRequest.url ?? request.url,
-                bufferLimit: bufferLimit, completion: completion)
+                maximumBufferSize: maximumBufferSize, completion: completion)
             call.send(urlRequest)
             return call
         }
@@ -196,7 +196,7 @@
             _ request: URLRequest,
             timeout: TimeInterval,
             completion: @escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
             loop.start(call, CurlJob(request: request, timeout: timeout, delivery: .whole(completion)))
             return call
@@ -211,7 +211,7 @@
             idleTimeout: TimeInterval = 0,
             maximumBodyBytes: Int = .max,
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
             var job: CurlJob
             if let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) {

@@ -10,7 +10,7 @@ import Foundation
 /// status completes it with a ``ResponseStream`` over a ``ChunkBuffer`` that the body's chunks then fill (the
 /// pipeline reads an error body itself). Every transition happens under `phase`'s lock, so the completion runs
 /// once.
-final class StreamCall: Cancellable, Sendable {
+final class StreamCall: CancellableCall, Sendable {
     typealias Completion = @Sendable (Result<ResponseStream, any Error>) -> Void
 
     private enum Phase {
@@ -28,13 +28,13 @@ final class StreamCall: Cancellable, Sendable {
 
     private let task: URLSessionTask
     private let request: any Request
-    private let bufferLimit: Int
+    private let maximumBufferSize: Int
     private let state: Locked<State>
 
-    init(task: URLSessionTask, request: any Request, originalURL: URL, bufferLimit: Int) {
+    init(task: URLSessionTask, request: any Request, originalURL: URL, maximumBufferSize: Int) {
         self.task = task
         self.request = request
-        self.bufferLimit = bufferLimit
+        self.maximumBufferSize = maximumBufferSize
         self.state = Locked(State(redirects: RedirectTracker(originalURL: originalURL)))
     }
 
@@ -107,7 +107,7 @@ final class StreamCall: Cancellable, Sendable {
                 state.phase = .ended
                 return .fail(completion, FetchError.notHTTPResponse(request: request))
             }
-            let buffer = ChunkBuffer(limit: bufferLimit, control: control())
+            let buffer = ChunkBuffer(limit: maximumBufferSize, control: control())
             state.phase = .streaming(buffer)
             let response = Response(httpResponse: httpResponse, data: nil, originalRequest: request)
             return .open(completion, ResponseStream(response: response, buffer: buffer))

@@ -82,14 +82,14 @@ package final class StreamingEngine: NSObject, Sendable {
     /// - Parameters:
     ///   - urlRequest: The request to send.
     ///   - request: The request it was made from, which the response answers.
-    ///   - bufferLimit: How many unread bytes may wait in memory before back-pressure applies.
+    ///   - maximumBufferSize: How many unread bytes may wait in memory before back-pressure applies.
     ///   - completion: Called exactly once: with the stream, or with a ``FetchError`` for a transport failure, a
     ///     refused redirect or a cancellation.
     /// - Returns: The call, which cancels it.
     func stream(
         _ urlRequest: URLRequest,
         for request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
     ) -> StreamCall {
         let task = urlSession.dataTask(with: urlRequest)
@@ -100,7 +100,8 @@ package final class StreamingEngine: NSObject, Sendable {
             task.delegate = delegate
         }
         let call = StreamCall(
-            task: task, request: request, originalURL: urlRequest.url ?? request.url, bufferLimit: bufferLimit)
+            task: task, request: request, originalURL: urlRequest.url ?? request.url,
+            maximumBufferSize: maximumBufferSize)
         calls.withLock { $0[task.taskIdentifier] = call }
         if call.open(completion) {
             task.resume()

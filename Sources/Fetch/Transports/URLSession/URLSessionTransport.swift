@@ -310,7 +310,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     public func send(
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         guard let urlRequest = urlRequest(for: request, failing: completion) else {
             return CompletedCall()
         }
@@ -375,14 +375,14 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - bufferLimit: How many unread bytes may wait in memory before reading from the network pauses.
+    ///   - maximumBufferSize: How many unread bytes may wait in memory before reading from the network pauses.
     ///   - completion: Called exactly once, with the stream or the failure that kept a head from arriving.
     /// - Returns: A handle that cancels the request until the head has arrived; then the stream cancels it.
     public func stream(
         _ request: any Request,
-        bufferLimit: Int,
+        maximumBufferSize: Int,
         completion: @escaping @Sendable (Result<ResponseStream, any Error>) -> Void
-    ) -> any Cancellable {
+    ) -> any CancellableCall {
         guard let streams else {
             // On Linux over a caller's delegate, which alone sees the chunks: the body arrives whole, bounded.
             return send(request) { answer in
@@ -393,7 +393,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             return CompletedCall()
         }
         return streams.engine(for: urlRequest).stream(
-            urlRequest, for: request, bufferLimit: bufferLimit, completion: completion)
+            urlRequest, for: request, maximumBufferSize: maximumBufferSize, completion: completion)
     }
 
     /// `urlRequest` with a timeout the platform keeps: on swift-corelibs-foundation, which truncates timeouts to
@@ -467,7 +467,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
 ///
 /// A value over one allocation (the state and its lock), because a call is made for every request; copies are the
 /// same call.
-struct TaskCall: Cancellable {
+struct TaskCall: CancellableCall {
     private enum Phase {
         case created
         case running(URLSessionTask, report: @Sendable (FetchError) -> Void)

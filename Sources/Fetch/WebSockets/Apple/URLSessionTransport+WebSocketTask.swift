@@ -17,7 +17,7 @@
             _ request: any Request,
             maximumMessageSize: Int,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             if let refusal = backgroundRefusal(of: request) {
                 completion(.failure(refusal))
                 return CompletedCall()
@@ -145,7 +145,7 @@
     /// A ``WebSocketChannel`` over a `URLSessionWebSocketTask`, which frames, masks, answers pings and closes.
     ///
     /// `@unchecked Sendable`: `URLSessionWebSocketTask` is thread-safe; the mutable state is behind a lock.
-    private final class URLSessionWebSocketChannel: WebSocketChannel, Cancellable, @unchecked Sendable {
+    private final class URLSessionWebSocketChannel: WebSocketChannel, CancellableCall, @unchecked Sendable {
         private struct State {
             var serverClose: (code: Int?, reason: String)?
             var clientClose: (code: Int, reason: String)?

@@ -10,7 +10,7 @@
             _ request: any Request,
             maximumMessageSize: Int,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             CurlWebSocketOpening.open(
                 request, options: options, defaultTimeout: Self.defaultTimeout, maximumMessageSize: maximumMessageSize,
                 completion: completion)

@@ -13,7 +13,7 @@
     /// (``CurlWebSocketOpeningQueue``): the others wait for their turn with no thread and no descriptor.
     ///
     /// `Sendable`: its state is behind `state`'s lock.
-    final class CurlWebSocketOpening: Cancellable, Sendable {
+    final class CurlWebSocketOpening: CancellableCall, Sendable {
         /// The opening's mutable state, behind `state`'s lock.
         private struct State {
             var completion: (@Sendable (Result<Response, any Error>) -> Void)?
@@ -79,7 +79,7 @@
             defaultTimeout: TimeInterval,
             maximumMessageSize: Int,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             let urlRequest: URLRequest
             switch Exchange.makeURLRequest(for: request, defaultTimeout: defaultTimeout) {
             case .success(let built):

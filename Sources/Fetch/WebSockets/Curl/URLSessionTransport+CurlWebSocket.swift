@@ -20,7 +20,7 @@
             _ request: any Request,
             maximumMessageSize: Int,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
-        ) -> any Cancellable {
+        ) -> any CancellableCall {
             do {
                 _ = try Self.webSocketLibrary.get()
             } catch {

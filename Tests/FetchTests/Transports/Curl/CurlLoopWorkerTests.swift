@@ -58,7 +58,7 @@
                     ended.capture(result.map { _ in time })
                 }
             }
-            return try await ended.wait(for: count, timeout: .seconds(30)).map { try $0.get() }
+            return try await ended.wait(for: count, timeout: 30).map { try $0.get() }
         }
     }
 #endif

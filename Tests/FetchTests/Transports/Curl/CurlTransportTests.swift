@@ -278,7 +278,7 @@
                 Thread.sleep(forTimeInterval: 0.3)
                 transport.withLock { $0 = nil }
             }
-            let result = try await outcome.first(timeout: .seconds(20))
+            let result = try await outcome.first(timeout: 20)
             guard case .cancelled = result.failureKind else {
                 Issue.record("expected FetchError.cancelled(), got \(result)")
                 return

@@ -39,7 +39,7 @@ import Testing
         let count = 200
         let released = Captured<Void>()
         let ended = Captured<Void>()
-        var handles: [any Cancellable] = []
+        var handles: [any CancellableCall] = []
         for index in 0..<count {
             // The server answers after 200 ms: the cancelled half is cancelled before or while it is sent.
             let handle = session.perform(
@@ -56,10 +56,10 @@ import Testing
             handle.cancel()
         }
         handles.removeAll()
-        _ = try await ended.wait(for: count, timeout: .seconds(60))
+        _ = try await ended.wait(for: count, timeout: 60)
         // Every request is released, whether its call was cancelled or answered.
         do {
-            _ = try await released.wait(for: count, timeout: .seconds(30))
+            _ = try await released.wait(for: count, timeout: 30)
         } catch {
             Issue.record("\(face): \(count - released.values.count) of \(count) requests are still held")
         }

@@ -223,6 +223,23 @@ import Testing
     }
 
     @Test(arguments: SessionTransport.allCases)
+    func aPipelineBuiltWithMiddlewaresCancelsEveryCallOfItsSession(on transport: SessionTransport) async throws {
+        let session = try makeSession(transport, callbackQueue: callbackQueue)
+        let api = session.with(.observe { _ in })
+        let results = Captured<Result<Data, any Error>>()
+        for _ in 0..<3 {
+            api.perform(TestRequest(server.url("/delay/3000")), completion: results.capture)
+        }
+        session.perform(TestRequest(server.url("/delay/3000")), completion: results.capture)
+        api.cancelAllTasks()
+        let values = try await results.wait(for: 4, timeout: 2.5)
+        #expect(values.count == 4)
+        for value in values {
+            #expect(String(describing: value).contains("cancel"), "expected a cancellation, got \(value)")
+        }
+    }
+
+    @Test(arguments: SessionTransport.allCases)
     func completionsArriveOnTheCallbackQueue(on transport: SessionTransport) async throws {
         let queue = OperationQueue()
         queue.name = "completions"
@@ -345,7 +362,7 @@ import Testing
                 task.cancel()
             }
         }
-        let results = try await ended.wait(for: calls, timeout: .seconds(60))
+        let results = try await ended.wait(for: calls, timeout: 60)
         #expect(results.count == calls)
         for result in results {
             switch result {
@@ -379,7 +396,7 @@ import Testing
                 }
             }
         }
-        _ = try await finished.wait(for: calls, timeout: .seconds(60))
+        _ = try await finished.wait(for: calls, timeout: 60)
         try await drain(callbackQueue)
         #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }

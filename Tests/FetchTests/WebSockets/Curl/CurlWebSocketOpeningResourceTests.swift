@@ -50,7 +50,7 @@
             for handle in handles {
                 handle.cancel()
             }
-            let results = try await ended.wait(for: Self.openings, timeout: .seconds(30))
+            let results = try await ended.wait(for: Self.openings, timeout: 30)
             #expect(
                 results.allSatisfy {
                     if case .cancelled = $0.failureKind { true } else { false }

@@ -22,10 +22,10 @@
             }
             #expect(second.values.isEmpty, "the second opening went ahead while the first was on its way")
             holding.cancel()
-            let opened = try await second.first(timeout: .seconds(30))
+            let opened = try await second.first(timeout: 30)
             let response = try opened.get()
             #expect(response.status == 101)
-            (response.webSocketChannel as? any Cancellable)?.cancel()
+            (response.webSocketChannel as? any CancellableCall)?.cancel()
             if case .cancelled = try await first.first().failureKind {
             } else {
                 Issue.record("the silent opening did not end as cancelled")
@@ -46,7 +46,7 @@
             waiting.timeout = 0.3
             let second = Captured<Result<Response, any Error>>()
             _ = transport.openWebSocket(waiting, maximumMessageSize: 1 << 20) { second.capture($0) }
-            let ended = try await second.first(timeout: .seconds(30))
+            let ended = try await second.first(timeout: 30)
             guard case .timedOut = ended.failureKind else {
                 Issue.record("a waiting opening past its timeout ended with \(ended)")
                 return
