@@ -18,7 +18,7 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
     ///
     /// A struct, not an enum, so that a later release can add events: compare with `==`
     /// (`progress.event == .resuming`), and read ``restartReason`` for a restart.
-    public struct Event: Sendable, Hashable {
+    public struct Event: Sendable, Hashable, CustomStringConvertible {
         /// The event's name, as its static member spells it.
         fileprivate let name: String
         /// Why the download starts over, for ``restarting(_:)``; `nil` for any other event.
@@ -28,6 +28,9 @@ public struct TransferProgress: Sendable, Equatable, CustomStringConvertible {
             self.name = name
             self.restartReason = restartReason
         }
+
+        /// `resuming`, or `restarting(noValidator)`.
+        public var description: String { restartReason.map { "\(name)(\($0))" } ?? name }
 
         /// The download continues from ``TransferProgress/completedBytes`` with a range request: after its
         /// connection dropped or timed out, or from a partial file that an earlier run left.
