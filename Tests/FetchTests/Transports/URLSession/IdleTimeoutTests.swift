@@ -50,13 +50,16 @@ import Testing
         }
     }
 
-    /// Six bytes, one every 0.3 s: 1.8 s in all, longer than the idle timeout of 1 s, but never silent for that
-    /// long. As a whole-exchange deadline, the timeout failed the call at 1 s.
+    /// Twelve bytes, one every 0.4 s: 4.8 s in all, longer than the idle timeout of 3 s, but never silent for
+    /// that long. As a whole-exchange deadline, the timeout failed the call at 3 s. The gaps are far below the
+    /// timeout (libcurl's check is less than a byte a second over the timeout's seconds), so that a server thread
+    /// the loaded suite holds back for a second cannot make the call look idle: with 0.3 s gaps and a 1 s timeout,
+    /// CI's load once did.
     @Test(arguments: Face.allCases)
     func aBodyThatKeepsArrivingOutlastsTheIdleTimeout(_ face: Face) async throws {
-        let session = try face.makeSession(idleTimeout: 1)
-        let body: Data = try await session.perform(APIRequest(server.url("/faults/trickle/6?every=0.3")))
-        #expect(body == Data("xxxxxx".utf8))
+        let session = try face.makeSession(idleTimeout: 3)
+        let body: Data = try await session.perform(APIRequest(server.url("/faults/trickle/12?every=0.4")))
+        #expect(body == Data(String(repeating: "x", count: 12).utf8))
     }
 
     /// A server that sends its head and then nothing fails the call with `FetchError.timedOut`; the route would
