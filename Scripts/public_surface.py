@@ -137,7 +137,7 @@ def skip_string(text, index, out):
 
 
 def main():
-    budget = int(sys.argv[1]) if len(sys.argv) > 1 else 480
+    budget = int(sys.argv[1]) if len(sys.argv) > 1 else 600
     lines = cases = requirements = websocket = 0
     for module in MODULES:
         counts = []

@@ -133,8 +133,8 @@ struct FetchExampleCommand {
     /// `GET http://…/api/events → 200 OK, 412 bytes in 1.2 ms`, and one per wait before a retry.
     private static func debugLog(to errors: @escaping @Sendable (String) -> Void) -> @Sendable (FetchEvent) -> Void {
         { event in
-            // The line of its outcome says that it started.
-            if event.name == .started {
+            // The line of its outcome says that it started; the attempts' own events are `--verbose`'s.
+            guard [.finished, .failed, .retrying].contains(event.name) else {
                 return
             }
             errors(event.description)

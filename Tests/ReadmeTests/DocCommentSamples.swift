@@ -811,6 +811,10 @@ enum FetchEventSample {
     static func reporting(context: CallContext, request: any Request) {
         // DOC-BEGIN
         context.report(FetchEvent(FetchEvent.Name("myapp.signed"), request: request, reason: "key 7"))
+
+        var hit = FetchEvent(.cacheHit, request: request)
+        hit.status = 200
+        context.report(hit)
         // DOC-END
     }
 }

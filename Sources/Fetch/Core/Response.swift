@@ -34,6 +34,11 @@ public struct Response: Sendable {
     /// The header fields, in the order they arrived: `response.headers["content-type"]`.
     public var headers: HeaderFields
 
+    /// What the attempt that brought this response measured on the network: its phases, bytes, HTTP version,
+    /// connection and redirects. `nil` for a response no transport fetched: one a cache kept, a middleware made or a
+    /// test double answered without metrics. Which fields a transport fills: ``AttemptMetrics``.
+    public var metrics: AttemptMetrics?
+
     /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
     /// fresh hit is not parsed again.
     package let parsedValues: ParsedValues?
@@ -85,6 +90,7 @@ public struct Response: Sendable {
         self.init(
             status: head.status, fields: head.headers, data: nil, originalRequest: head.originalRequest, url: head.url,
             parsedValues: nil, streamedBody: StreamedBody(stream))
+        metrics = head.metrics
     }
 
     /// The `101 Switching Protocols` head of a WebSocket, carrying its open connection through the middlewares to
@@ -110,6 +116,7 @@ public struct Response: Sendable {
         self.parsedValues = parsedValues
         self.streamedBody = streamedBody
         self.webSocketChannel = webSocketChannel
+        self.metrics = nil
     }
 
     /// Whether ``status`` is in the 2xx success range.
@@ -118,26 +125,32 @@ public struct Response: Sendable {
     /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
     /// caller made, not to the copies they sent. The header fields are shared, not copied.
     package func answering(_ request: any Request) -> Response {
-        Response(
+        var answer = Response(
             status: status, fields: headers, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
             streamedBody: streamedBody, webSocketChannel: webSocketChannel)
+        answer.metrics = metrics
+        return answer
     }
 
     /// The same response, keeping the values parsed from it in `values`.
     package func keepingParsedValues(in values: ParsedValues) -> Response {
-        Response(
+        var kept = Response(
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: values,
             streamedBody: streamedBody, webSocketChannel: webSocketChannel)
+        kept.metrics = metrics
+        return kept
     }
 
     /// This response parsed as `T`: the value parsed before for the same type when a cache keeps them (a kept
     /// response has status 200, so the error parser plays no part in a successful parse).
     /// The same response with `data` as its body, no longer streamed: an error body read from a stream.
     package func withBody(_ data: Data?) -> Response {
-        Response(
+        var read = Response(
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: parsedValues, streamedBody: nil)
+        read.metrics = metrics
+        return read
     }
 
     package func parsed<T: Parsable>(as type: T.Type, errorParser: (any ErrorParsing)?) -> Result<T, any Error> {

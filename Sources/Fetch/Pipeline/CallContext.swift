@@ -15,7 +15,6 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
         /// What was started inside this context: the transport's handle, or the contexts `next` made.
         var inFlight: [any CancellableCall] = []
         var cancelActions: [@Sendable () -> Void] = []
-        var observers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
         /// The streamed bodies and WebSocket connections the transport answered the call with, kept by the
         /// caller's context: a middleware that answers with a `Response` it made drops them.
         var delivered: [Response] = []
@@ -25,8 +24,12 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     public let request: any Request
 
     private let state = Locked(State())
-    /// The caller's context, which keeps the call's observers; `nil` for the caller's context itself.
+    /// The caller's context; `nil` for the caller's context itself.
     private let root: CallContext?
+
+    /// Who hears the events of the call: the caller's context's, shared by every context inside it, and by the
+    /// later calls of a stream or WebSocket that reconnects.
+    package let observers: EventObservers
 
     /// How many unread bytes of a streamed body may wait in memory; `nil` when the body is read whole.
     let streamBufferLimit: Int?
@@ -37,9 +40,16 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
 
     /// A context for the caller's call; `streamBufferLimit` is set for a stream, `webSocketMessageLimit` for a
     /// WebSocket's opening handshake.
-    init(request: any Request, streamBufferLimit: Int? = nil, webSocketMessageLimit: Int? = nil) {
+    ///
+    /// A stream or WebSocket that reconnects passes the `observers` of its first call to each later one, so that an
+    /// observer hears the whole connection's life, the waits between calls included.
+    init(
+        request: any Request, streamBufferLimit: Int? = nil, webSocketMessageLimit: Int? = nil,
+        observers: EventObservers = EventObservers()
+    ) {
         self.request = request
         self.root = nil
+        self.observers = observers
         self.streamBufferLimit = streamBufferLimit
         self.webSocketMessageLimit = webSocketMessageLimit
     }
@@ -48,6 +58,7 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     init(inside outer: CallContext) {
         self.request = outer.request
         self.root = outer.root ?? outer
+        self.observers = outer.observers
         self.streamBufferLimit = outer.streamBufferLimit
         self.webSocketMessageLimit = outer.webSocketMessageLimit
     }
@@ -133,14 +144,7 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     ///
     /// - Parameter event: What happened.
     public func report(_ event: FetchEvent) {
-        if let root {
-            root.report(event)
-            return
-        }
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers {
-            observer(event)
-        }
+        observers.report(event)
     }
 
     /// Calls `handler` with every event that a middleware of this call reports from now on.
@@ -150,16 +154,7 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     ///     once per attempt hears each event once.
     ///   - handler: Called with each event, on the thread that reported it.
     package func observeEvents(as observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
-        if let root {
-            root.observeEvents(as: observer, handler)
-            return
-        }
-        let id = ObjectIdentifier(observer)
-        state.withLock { state in
-            if state.observers[id] == nil {
-                state.observers[id] = handler
-            }
-        }
+        observers.add(observer, handler)
     }
 
     /// Cancels the call: stops what it has in flight, runs the ``onCancel(_:)`` actions, and completes the caller
@@ -229,6 +224,54 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
         }
         if cancelNow {
             step.cancel()
+        }
+    }
+}
+
+/// The observers of a call's events, which every context of the call reports to; a stream or WebSocket that
+/// reconnects keeps its first call's and hands them to each later call, and reports its own waits to them.
+///
+/// `@unchecked Sendable`: all mutable state is in `state`, behind its lock.
+package final class EventObservers: @unchecked Sendable {
+    private struct State {
+        var handlers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
+        /// The attempts that reached the transport so far.
+        var attempts = 0
+    }
+
+    private let state = Locked(State())
+
+    package init() {}
+
+    /// Whether anyone observes: when nobody does, the pipeline makes no events.
+    package var isEmpty: Bool {
+        state.withLock { $0.handlers.isEmpty }
+    }
+
+    /// Calls `handler` with every event reported from now on; adding the same `observer` again changes nothing.
+    package func add(_ observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
+        let id = ObjectIdentifier(observer)
+        state.withLock { state in
+            if state.handlers[id] == nil {
+                state.handlers[id] = handler
+            }
+        }
+    }
+
+    /// Reports `event` to every observer, on the calling thread.
+    package func report(_ event: FetchEvent) {
+        let handlers = state.withLock { Array($0.handlers.values) }
+        for handler in handlers {
+            handler(event)
+        }
+    }
+
+    /// The number of the attempt now reaching the transport, counting from 1 across the whole call (and across the
+    /// reconnections of a stream or WebSocket).
+    package func nextAttempt() -> Int {
+        state.withLock { state in
+            state.attempts += 1
+            return state.attempts
         }
     }
 }

@@ -130,6 +130,8 @@ public struct Pipeline: RequestPerforming {
     ///   - errorParser: The object that turns error bodies into errors, or `nil`.
     ///   - maximumBufferSize: How many bytes the consumer may fall behind, in memory, before reading from the network
     ///     pauses.
+    ///   - observers: Who hears the call's events: new ones, or those of the first call of a stream that
+    ///     reconnects.
     /// - Returns: The stream: its ``ResponseStream/response`` head, and its body as chunks.
     /// - Throws: For a status outside 2xx, the error parser's error or ``FetchError/unacceptableStatus(_:)`` with up
     ///   to 64 KiB of the body; a ``FetchError`` naming the request for a transport failure;
@@ -137,9 +139,11 @@ public struct Pipeline: RequestPerforming {
     package func stream(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
-        maximumBufferSize: Int
+        maximumBufferSize: Int,
+        observers: EventObservers = EventObservers()
     ) async throws -> ResponseStream {
-        let context = CallContext(request: request, streamBufferLimit: max(1, maximumBufferSize))
+        let context = CallContext(
+            request: request, streamBufferLimit: max(1, maximumBufferSize), observers: observers)
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 stack.start(request, from: 0, context: context) { continuation.resume(returning: $0) }
@@ -175,9 +179,10 @@ public struct Pipeline: RequestPerforming {
     package func start(
         _ request: any Request,
         naming caller: any Request,
+        observers: EventObservers = EventObservers(),
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall {
-        let context = CallContext(request: caller)
+        let context = CallContext(request: caller, observers: observers)
         stack.start(request, from: 0, context: context, completion: completion)
         return context
     }
@@ -191,9 +196,11 @@ public struct Pipeline: RequestPerforming {
         _ request: any Request,
         naming caller: any Request,
         maximumBufferSize: Int,
+        observers: EventObservers = EventObservers(),
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall {
-        let context = CallContext(request: caller, streamBufferLimit: max(1, maximumBufferSize))
+        let context = CallContext(
+            request: caller, streamBufferLimit: max(1, maximumBufferSize), observers: observers)
         stack.start(request, from: 0, context: context) { answer in
             if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
                 completion(.failure(dropped))
@@ -347,6 +354,7 @@ extension Pipeline {
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
             guard index < middlewares.count else {
+                let completion = reportingAttempt(of: request, context: context, completion: completion)
                 if let messageLimit = context.webSocketMessageLimit {
                     openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
                 } else if let maximumBufferSize = context.streamBufferLimit {
@@ -371,6 +379,33 @@ extension Pipeline {
                 next: Next(stack: self, index: index + 1, context: context),
                 completion: completion
             )
+        }
+
+        /// `completion`, reporting the attempt that reaches the transport now to the call's observers: started
+        /// now, then the redirects it followed and how it finished. Over a pipeline no one observes, `completion`
+        /// itself: a bare session's calls make no events.
+        private func reportingAttempt(
+            of request: any Request,
+            context: CallContext,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) -> @Sendable (Result<Response, any Error>) -> Void {
+            let observers = context.observers
+            guard !middlewares.isEmpty, !observers.isEmpty else {
+                return completion
+            }
+            let attempt = observers.nextAttempt()
+            let started = ContinuousClock.now
+            observers.report(.attemptStarted(request, attempt: attempt))
+            return { answer in
+                if case .success(let response) = answer {
+                    for hop in response.metrics?.redirects ?? [] {
+                        observers.report(.redirect(.redirected, request, hop))
+                    }
+                }
+                let duration = (ContinuousClock.now - started).seconds
+                observers.report(.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration))
+                completion(answer)
+            }
         }
 
         /// The transport step of a WebSocket's opening handshake.

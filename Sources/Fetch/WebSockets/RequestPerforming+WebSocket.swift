@@ -50,10 +50,12 @@ extension Pipeline {
     func openWebSocket(
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
-        maximumMessageSize: Int
+        maximumMessageSize: Int,
+        observers: EventObservers = EventObservers()
     ) async throws -> WebSocket.Opened {
         let handshake = try Self.handshake(for: request)
-        let context = CallContext(request: request, webSocketMessageLimit: maximumMessageSize)
+        let context = CallContext(
+            request: request, webSocketMessageLimit: maximumMessageSize, observers: observers)
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 stack.start(handshake, from: 0, context: context) { continuation.resume(returning: $0) }

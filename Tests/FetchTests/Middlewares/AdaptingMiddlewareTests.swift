@@ -197,15 +197,18 @@ import Testing
         MockPerformer { _ in .text("hello") }.with(.observe(events.capture))
             .perform(TestRequest("https://api.example.com/greeting"), completion: result.capture)
         #expect(try result.value?.get() == Data("hello".utf8))
-        guard events.values.count == 2, events.values[0].name == .started, events.values[1].name == .finished,
-            let status = events.values[1].status, let bytes = events.values[1].bytes
+        let names = events.values.map(\.name)
+        guard names == [.started, .attemptStarted, .attemptFinished, .finished],
+            let status = events.values[3].status, let bytes = events.values[3].bytes
         else {
-            Issue.record("expected started then finished, got \(events.values)")
+            Issue.record("expected started, the attempt, then finished, got \(events.values)")
             return
         }
         #expect(status == 200)
         #expect(bytes == 5)
-        #expect(events.values[1].description.hasPrefix("GET https://api.example.com/greeting → 200 OK, 5 bytes in "))
+        #expect(events.values[2].attempt == 1)
+        #expect(events.values[2].status == 200)
+        #expect(events.values[3].description.hasPrefix("GET https://api.example.com/greeting → 200 OK, 5 bytes in "))
     }
 
     @Test func reportsFailuresWithTheError() {

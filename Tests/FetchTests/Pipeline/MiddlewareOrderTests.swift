@@ -68,9 +68,17 @@ import Testing
 
         #expect(try result.value?.get().status == 200)
         // Outside the retry: one call, its wait, its end.
-        #expect(Self.words(outside.values) == ["started", "retrying", "200"])
+        #expect(
+            Self.words(outside.values) == [
+                "started", "attemptStarted", "attemptFinished", "retrying", "attemptStarted", "attemptFinished", "200",
+            ])
         // Inside: every attempt, each stamped afresh by the user's middleware between the two.
-        #expect(Self.words(inside.values) == ["started", "503", "retrying", "started", "200"])
+        // The attempts' events reach both observers of the call once, where they happen.
+        #expect(
+            Self.words(inside.values) == [
+                "started", "attemptStarted", "attemptFinished", "503", "retrying", "started", "attemptStarted",
+                "attemptFinished", "200",
+            ])
         #expect(stamps.values == ["1", "2"])
         #expect(stamp.passed.withLock { $0 } == 2)
     }
@@ -88,8 +96,16 @@ import Testing
 
         #expect(try result.value?.get().status == 200)
         #expect(calls.withLock { $0 } == 2)
-        #expect(Self.words(outside.values) == ["started", "retrying", "200"])
-        #expect(Self.words(inside.values) == ["started", "503", "retrying", "started", "200"])
+        #expect(
+            Self.words(outside.values) == [
+                "started", "attemptStarted", "attemptFinished", "retrying", "attemptStarted", "attemptFinished", "200",
+            ])
+        // The attempts' events reach both observers of the call once, where they happen.
+        #expect(
+            Self.words(inside.values) == [
+                "started", "attemptStarted", "attemptFinished", "503", "retrying", "started", "attemptStarted",
+                "attemptFinished", "200",
+            ])
         #expect(api.middlewares.count == 3)
         #expect(api.middlewares.first is ObservingMiddleware)
         #expect(api.middlewares.dropFirst().first is RetryingMiddleware)

@@ -143,7 +143,8 @@ import Testing
             .with(.observe { seen.capture("\($0)") })
         let result = Captured<Result<Response, any Error>>()
         stack.perform(request, completion: result.capture)
-        #expect(seen.values.count == 3)
+        // started, the custom event, the attempt's start and finish, finished.
+        #expect(seen.values.count == 5)
         #expect(seen.values[1].contains("custom"))
     }
 
@@ -172,7 +173,14 @@ import Testing
         #expect(
             kinds
                 == (observerOutside
-                    ? ["started", "retrying", "200"] : ["started", "503", "retrying", "started", "200"]))
+                    ? [
+                        "started", "attemptStarted", "attemptFinished", "retrying", "attemptStarted",
+                        "attemptFinished", "200",
+                    ]
+                    : [
+                        "started", "attemptStarted", "attemptFinished", "503", "retrying", "started",
+                        "attemptStarted", "attemptFinished", "200",
+                    ]))
     }
 
     @Test func overTheDoublesEverythingHappensBeforePerformReturns() throws {

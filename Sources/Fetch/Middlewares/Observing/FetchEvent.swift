@@ -15,10 +15,15 @@ import Foundation
 ///     })
 /// ```
 ///
-/// A middleware of the app's own reports its events to the same observers through ``CallContext/report(_:)``:
+/// A middleware of the app's own reports its events to the same observers through ``CallContext/report(_:)``, with a
+/// name of its own or one of Fetch's, and the fields that say what happened:
 ///
 /// ```swift
 /// context.report(FetchEvent(FetchEvent.Name("myapp.signed"), request: request, reason: "key 7"))
+///
+/// var hit = FetchEvent(.cacheHit, request: request)
+/// hit.status = 200
+/// context.report(hit)
 /// ```
 public struct FetchEvent: Sendable {
     /// What an event says happened. Fetch's own are its static members; an app names its own with ``init(_:)``,
@@ -40,6 +45,47 @@ public struct FetchEvent: Sendable {
         public static let finished = Name("finished")
         /// The request failed without an answer, or was cancelled: ``error``, ``duration`` after it started.
         public static let failed = Name("failed")
+
+        /// The transport started sending an attempt of the call: ``attempt``, and the ``trace`` it carries.
+        public static let attemptStarted = Name("attemptStarted")
+        /// An attempt ended: its ``status``, ``bytes`` and ``metrics``, or the ``error`` that left it without an
+        /// answer; ``duration`` after it started.
+        public static let attemptFinished = Name("attemptFinished")
+        /// The transport followed a ``redirect``.
+        public static let redirected = Name("redirected")
+        /// The transport did not follow a ``redirect``, because of ``reason``: the redirect is the answer.
+        public static let redirectRefused = Name("redirectRefused")
+
+        /// A cache answered with a fresh stored response (``status``, ``bytes``), without a request.
+        public static let cacheHit = Name("cacheHit")
+        /// A cache had no response it could use, so the request goes on.
+        public static let cacheMiss = Name("cacheMiss")
+        /// A cache answered with a stale stored response, because of ``reason``: the network failed, or
+        /// `stale-while-revalidate` or `stale-if-error` allowed it.
+        public static let cacheStaleServed = Name("cacheStaleServed")
+        /// The server confirmed a stored response with `304 Not Modified`, which answers the call.
+        public static let cacheRevalidated = Name("cacheRevalidated")
+        /// A cache stored the response (``status``, ``bytes``).
+        public static let cacheStored = Name("cacheStored")
+        /// A cache let the call pass without looking, or did not store its response, because of ``reason``.
+        public static let cacheBypassed = Name("cacheBypassed")
+
+        /// A credential was refreshed after the answer to ``initiator``; the call goes on with the new one.
+        public static let credentialRefreshed = Name("credentialRefreshed")
+        /// The call joined the same request already in flight for ``initiator``, and shares its answer.
+        public static let joined = Name("joined")
+
+        /// A stream, event source or WebSocket lost its connection and opens a new one: ``attempt`` after ``delay``,
+        /// because of ``error``; an event source resumes after ``lastEventID``.
+        public static let reconnecting = Name("reconnecting")
+        /// A WebSocket opened: ``attempt`` 1 for the first connection, then each reopening.
+        public static let webSocketOpened = Name("webSocketOpened")
+        /// A WebSocket closed with ``closeCode`` and ``reason``, started by the server when ``closedByServer``.
+        public static let webSocketClosed = Name("webSocketClosed")
+        /// A WebSocket's connection was lost without a closing handshake (1006): ``error`` says how.
+        public static let webSocketDropped = Name("webSocketDropped")
+        /// A download or upload goes on from byte ``offset`` instead of starting again.
+        public static let transferResumed = Name("transferResumed")
     }
 
     /// What happened.
@@ -47,19 +93,37 @@ public struct FetchEvent: Sendable {
     /// The request the event is about.
     public let request: any Request
     /// The attempt the event is about, counting from 1, when it is about one.
-    public private(set) var attempt: Int?
+    public var attempt: Int?
     /// The wait before what the event announces, in seconds.
-    public private(set) var delay: TimeInterval?
+    public var delay: TimeInterval?
     /// Why, in words: the status or error that makes a retry, or what the app's own event says.
-    public private(set) var reason: String?
+    public var reason: String?
     /// The status of the response.
-    public private(set) var status: Int?
+    public var status: Int?
     /// The number of bytes of the response's body.
-    public private(set) var bytes: Int?
-    /// How long the call took until the event, in seconds.
-    public private(set) var duration: TimeInterval?
-    /// The error the call failed with.
-    public private(set) var error: (any Error)?
+    public var bytes: Int?
+    /// How long the call, or the attempt, took until the event, in seconds.
+    public var duration: TimeInterval?
+    /// The error the call, or the attempt, failed with.
+    public var error: (any Error)?
+    /// What the attempt measured on the network.
+    public var metrics: AttemptMetrics?
+    /// The redirect followed or refused.
+    public var redirect: AttemptMetrics.Redirect?
+    /// The call that started what the event reports: whose answer made a credential refresh, or which call in
+    /// flight this one joined.
+    public var initiator: (any Request)?
+    /// The id of the last event an event source received, which its reconnection sends as `Last-Event-ID`.
+    public var lastEventID: String?
+    /// The code a WebSocket closed with; `nil` when the closing frame carried none.
+    public var closeCode: WebSocket.CloseCode?
+    /// Whether the server, not the app, started closing the WebSocket.
+    public var closedByServer: Bool?
+    /// The byte a resumed transfer goes on from.
+    public var offset: Int64?
+    /// The trace the call belongs to, with the span of the attempt, when the call is traced: see
+    /// ``TraceContext``.
+    public var trace: TraceContext?
 
     /// An event of the app's own, for ``CallContext/report(_:)``.
     ///
@@ -82,6 +146,14 @@ public struct FetchEvent: Sendable {
         bytes = nil
         duration = nil
         error = nil
+        metrics = nil
+        redirect = nil
+        initiator = nil
+        lastEventID = nil
+        closeCode = nil
+        closedByServer = nil
+        offset = nil
+        trace = nil
     }
 }
 
@@ -120,6 +192,83 @@ extension FetchEvent {
         var event = FetchEvent(.failed, request)
         event.error = error
         event.duration = duration
+        return event
+    }
+}
+
+// MARK: - The events of Fetch's transports and middlewares
+
+extension FetchEvent {
+    /// Attempt number `attempt` of `request` goes to the transport.
+    package static func attemptStarted(_ request: any Request, attempt: Int) -> FetchEvent {
+        var event = FetchEvent(.attemptStarted, request)
+        event.attempt = attempt
+        return event
+    }
+
+    /// Attempt number `attempt` of `request` ended with `outcome`, `duration` seconds after it started.
+    package static func attemptFinished(
+        _ request: any Request, attempt: Int, outcome: Result<Response, any Error>, duration: TimeInterval
+    ) -> FetchEvent {
+        var event = FetchEvent(.attemptFinished, request)
+        event.attempt = attempt
+        event.duration = duration
+        switch outcome {
+        case .success(let response):
+            event.status = response.status
+            event.bytes = response.data?.count
+            event.metrics = response.metrics
+        case .failure(let error):
+            event.error = error
+        }
+        return event
+    }
+
+    /// An event named `name` about `request`, carrying `redirect`, and `reason` when it was refused.
+    package static func redirect(
+        _ name: Name, _ request: any Request, _ redirect: AttemptMetrics.Redirect, reason: String? = nil
+    ) -> FetchEvent {
+        var event = FetchEvent(name, request)
+        event.redirect = redirect
+        event.reason = reason
+        return event
+    }
+
+    /// A cache's event named `name` about `request`: the `response` it used or stored, and why.
+    package static func cache(
+        _ name: Name, _ request: any Request, response: Response? = nil, reason: String? = nil
+    ) -> FetchEvent {
+        var event = FetchEvent(name, request)
+        event.status = response?.status
+        event.bytes = response?.data?.count
+        event.reason = reason
+        return event
+    }
+
+    /// An event named `name` about `request`, started by the call of `initiator`: a credential refresh, a join.
+    package static func initiated(_ name: Name, _ request: any Request, by initiator: any Request) -> FetchEvent {
+        var event = FetchEvent(name, request)
+        event.initiator = initiator
+        return event
+    }
+
+    /// `request`'s stream or WebSocket reconnects: attempt number `attempt` after `delay` seconds, because of
+    /// `error`, resuming after `lastEventID` for an event source.
+    package static func reconnecting(
+        _ request: any Request, attempt: Int, delay: TimeInterval, error: (any Error)?, lastEventID: String? = nil
+    ) -> FetchEvent {
+        var event = FetchEvent(.reconnecting, request)
+        event.attempt = attempt
+        event.delay = delay
+        event.error = error
+        event.lastEventID = lastEventID
+        return event
+    }
+
+    /// `request`'s transfer goes on from byte `offset`.
+    package static func transferResumed(_ request: any Request, offset: Int64) -> FetchEvent {
+        var event = FetchEvent(.transferResumed, request)
+        event.offset = offset
         return event
     }
 }
