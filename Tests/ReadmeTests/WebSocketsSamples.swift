@@ -87,6 +87,15 @@ func webSocketMessageSizeSample(session: Session) async throws {
     socket.close()
 }
 
+func webSocketConfigurationSample(session: Session) async throws {
+    // DOC-BEGIN
+    var configuration = WebSocket.Configuration()
+    configuration.reconnectPolicy = ReconnectPolicy()
+    let socket = try await session.webSocket(ChatRoom(id: 7), configuration: configuration)
+    // DOC-END
+    socket.close()
+}
+
 func webSocketReconnectSample(session: Session) async throws {
     // DOC-BEGIN
     let policy = ReconnectPolicy(maximumFailuresInARow: 10)

@@ -34,13 +34,36 @@ extension RequestPerforming {
         reconnectPolicy: ReconnectPolicy? = nil,
         scheduler: any Scheduling = DispatchScheduler()
     ) async throws -> WebSocket {
+        var configuration = WebSocket.Configuration()
+        configuration.maximumMessageSize = maximumMessageSize
+        configuration.reconnectPolicy = reconnectPolicy
+        return try await webSocket(
+            request, errorParser: errorParser, configuration: configuration, scheduler: scheduler)
+    }
+
+    /// Opens a WebSocket that behaves as `configuration` says: its opening handshake is a call through this
+    /// performer's middlewares, as with ``webSocket(_:errorParser:maximumMessageSize:reconnectPolicy:scheduler:)``.
+    ///
+    /// - Parameters:
+    ///   - request: A `GET` to a `ws`, `wss`, `http` or `https` URL.
+    ///   - errorParser: The object that turns the body of a refused handshake into an error, or `nil`.
+    ///   - configuration: The message limit, reconnection and the rest of ``WebSocket/Configuration``.
+    ///   - scheduler: The clock of the connection's waits. The default is real time.
+    /// - Returns: The open connection.
+    /// - Throws: What ``webSocket(_:errorParser:maximumMessageSize:reconnectPolicy:scheduler:)`` throws.
+    public func webSocket(
+        _ request: any Request,
+        errorParser: (any ErrorParsing)? = nil,
+        configuration: WebSocket.Configuration,
+        scheduler: any Scheduling = DispatchScheduler()
+    ) async throws -> WebSocket {
         let pipeline = pipeline
-        let limit = max(1, maximumMessageSize)
+        let limit = max(1, configuration.maximumMessageSize)
         let connect: @Sendable () async throws -> WebSocket.Opened = {
             try await pipeline.openWebSocket(request, errorParser: errorParser, maximumMessageSize: limit)
         }
         return WebSocket(
-            request: request, opened: try await connect(), reconnectPolicy: reconnectPolicy, scheduler: scheduler,
+            request: request, opened: try await connect(), configuration: configuration, scheduler: scheduler,
             connect: connect)
     }
 }

@@ -78,13 +78,13 @@ public final class WebSocket: AsyncSequence, Sendable {
     init(
         request: any Request,
         opened: Opened,
-        reconnectPolicy: ReconnectPolicy?,
+        configuration: Configuration,
         scheduler: any Scheduling,
         connect: @escaping @Sendable () async throws -> Opened
     ) {
         self.request = request
         self.connect = connect
-        self.reconnectPolicy = reconnectPolicy
+        self.reconnectPolicy = configuration.reconnectPolicy
         self.scheduler = scheduler
         self.state = Locked(State(phase: .open(opened.channel), response: opened.response, openedAt: scheduler.now))
     }
