@@ -52,9 +52,14 @@ import Testing
         // Each phase ends where the next starts: their running sums stay under the first byte.
         var elapsed = 0.0
         for phase in [metrics.domainLookup, metrics.connect, metrics.secureConnection] {
-            elapsed += try #require(phase ?? 0 >= 0 ? phase ?? 0 : nil)
+            #expect(phase ?? 0 >= 0)
+            elapsed += phase ?? 0
             #expect(elapsed <= firstByte)
         }
+        #if os(Linux)
+            // A new session's first call opens a connection, which libcurl measures and corelibs does not.
+            #expect((metrics.connect != nil) == (transport == .curl))
+        #endif
     }
 
     @Test(arguments: SessionTransport.allCases)
@@ -130,6 +135,28 @@ import Testing
             #expect(metrics.timeToFirstByte != nil)
             #expect(metrics.duration != nil)
             #expect(metrics.redirects.isEmpty)
+        }
+    #endif
+
+    #if os(Linux)
+        /// On Linux both transports open WebSockets over libcurl: the handshake has libcurl's connection phases.
+        @Test(arguments: SessionTransport.allCases)
+        func aWebSocketHandshakeIsMeasured(_ transport: SessionTransport) async throws {
+            let sockets = try WebSocketsServer.running()
+            let events = Captured<FetchEvent>()
+            let session = try makeSession(transport).with(.observe { events.capture($0) })
+            let socket = try await session.webSocket(SessionWebSocketTests.Socket(url: sockets.url("/echo")))
+            defer { socket.close() }
+            let finished = try #require(events.values.first { $0.name == .attemptFinished })
+            #expect(finished.status == 101)
+            let metrics = try #require(finished.metrics)
+            #expect(metrics.isReusedConnection == false)
+            #expect(metrics.connect != nil)
+            #expect(metrics.httpVersion == "HTTP/1.1")
+            #expect(metrics.remoteAddress == "127.0.0.1")
+            #expect(metrics.requestHeaderBytes ?? 0 > 100, "the opening handshake's head")
+            let firstByte = try #require(metrics.timeToFirstByte)
+            #expect(firstByte >= (metrics.domainLookup ?? 0) + (metrics.connect ?? 0))
         }
     #endif
 
