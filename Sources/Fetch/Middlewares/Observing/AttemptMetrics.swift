@@ -3,8 +3,8 @@ import Foundation
 /// What one attempt of a call measured on the network: where its time went, how many bytes crossed, which HTTP
 /// version was spoken over which connection, and the redirects it followed.
 ///
-/// Every attempt that reaches a transport has metrics: a data call, a stream, a download or upload, and a
-/// WebSocket's opening handshake. Read them from ``Response/metrics`` or from the `attemptFinished` event
+/// Every attempt that reaches one of Fetch's transports has metrics: a data call, a stream, a download or upload,
+/// and a WebSocket's opening handshake (but on Apple platforms, below). Read them from ``Response/metrics`` or from the `attemptFinished` event
 /// (``FetchEvent/metrics``). A field the transport cannot know is `nil`, never made up:
 ///
 /// | field | ``CurlTransport`` | `URLSession`, Apple platforms | `URLSession`, Linux |
@@ -18,9 +18,11 @@ import Foundation
 /// | ``redirects`` | ✓ | ✓ | ✓ |
 ///
 /// A WebSocket's opening handshake goes through libcurl on Linux, whichever the transport: its metrics are
-/// libcurl's connection phases and address, with the time to the `101` head as Fetch measured it. The head of a
-/// stream (a streamed body, a download) carries metrics as they stand when it arrives: no ``duration`` and no body
-/// bytes yet.
+/// libcurl's connection phases and address, with the time to the `101` head as Fetch measured it; on Apple platforms
+/// `URLSessionWebSocketTask` measures nothing, and its handshake has no metrics. The head of a stream (a streamed
+/// body, a download) carries metrics as they stand when it arrives: no ``duration`` and no body bytes yet, and on
+/// Apple platforms only what Fetch measures itself (as on Linux), since `URLSessionTaskMetrics` arrive when the
+/// task completes.
 ///
 /// A phase that did not happen (no lookup, connect or TLS handshake on a reused connection) is `nil` too.
 /// Durations are in seconds; the phases are measured from ``start`` in the order DNS, connect, TLS, then the first
