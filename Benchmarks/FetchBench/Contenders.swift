@@ -103,7 +103,7 @@ func alternatingThroughput(
     block: Int = 1,
     _ a: @escaping Side,
     _ b: @escaping Side
-) -> (a: Double, b: Double) {
+) -> SideResults {
     let done = DispatchSemaphore(value: 0)
     // Only one call is in flight at a time; the lock hands the times from one completion's thread to the next.
     let times = Locked(SideTimes())
@@ -113,9 +113,9 @@ func alternatingThroughput(
             return
         }
         let isA = Alternation.isFirst(index, block: block)
-        let start = now()
+        let start = Stamp.now()
         (isA ? a : b) { result in
-            let elapsed = now() - start
+            let elapsed = start.elapsed()
             times.withLock { $0.add(elapsed, toA: isA, failures: result.isFailure ? 1 : 0) }
             call(index + 1)
         }
@@ -131,14 +131,14 @@ func alternatingAsyncThroughput(
     block: Int = 1,
     _ a: @escaping AsyncSide,
     _ b: @escaping AsyncSide
-) -> (a: Double, b: Double) {
+) -> SideResults {
     blocking {
         var times = SideTimes()
         for index in 0..<(2 * pairs) {
             let isA = Alternation.isFirst(index, block: block)
-            let start = now()
+            let start = Stamp.now()
             let failed = await failures(of: 1, isA ? a : b)
-            times.add(now() - start, toA: isA, failures: failed)
+            times.add(start.elapsed(), toA: isA, failures: failed)
         }
         return times.rates(requests: pairs)
     }
@@ -152,14 +152,14 @@ func alternatingWaves(
     block: Int = 1,
     _ a: @escaping Side,
     _ b: @escaping Side
-) -> (a: Double, b: Double) {
+) -> SideResults {
     var times = SideTimes()
     for index in 0..<(2 * waves) {
         let isA = Alternation.isFirst(index, block: block)
         let side = isA ? a : b
         let wave = DispatchGroup()
         let failures = Locked(0)
-        let start = now()
+        let start = Stamp.now()
         for _ in 0..<concurrency {
             wave.enter()
             side { result in
@@ -170,7 +170,7 @@ func alternatingWaves(
             }
         }
         wave.wait()
-        times.add(now() - start, toA: isA, failures: failures.withLock { $0 })
+        times.add(start.elapsed(), toA: isA, failures: failures.withLock { $0 })
     }
     return times.rates(requests: waves * concurrency)
 }
@@ -182,14 +182,14 @@ func alternatingAsyncWaves(
     block: Int = 1,
     _ a: @escaping AsyncSide,
     _ b: @escaping AsyncSide
-) -> (a: Double, b: Double) {
+) -> SideResults {
     blocking {
         var times = SideTimes()
         for index in 0..<(2 * waves) {
             let isA = Alternation.isFirst(index, block: block)
-            let start = now()
+            let start = Stamp.now()
             let failed = await failures(of: concurrency, isA ? a : b)
-            times.add(now() - start, toA: isA, failures: failed)
+            times.add(start.elapsed(), toA: isA, failures: failed)
         }
         return times.rates(requests: waves * concurrency)
     }
@@ -229,46 +229,58 @@ enum Alternation {
     }
 }
 
-/// The nanoseconds each side of an alternation has spent, and how many of its requests failed.
+/// The nanoseconds and CPU time each side of an alternation has spent, and how many of its requests failed.
 struct SideTimes {
     private var a: UInt64 = 0
     private var b: UInt64 = 0
+    /// The process's CPU time in microseconds over each side's steps.
+    private var cpuA = 0.0
+    private var cpuB = 0.0
     /// How many steps (requests or waves) each side has taken: equal in turns of one, nearly so in blocks.
     private var aSteps = 0
     private var bSteps = 0
     private var failures = 0
 
-    /// Adds `elapsed` to side A's time or to side B's, and `failures` failed requests.
-    mutating func add(_ elapsed: UInt64, toA isA: Bool, failures: Int = 0) {
+    /// Adds a step's time (from ``Stamp/elapsed()``) to side A's or to side B's, and `failures` failed requests.
+    mutating func add(
+        _ elapsed: (nanoseconds: UInt64, cpuMicroseconds: Double), toA isA: Bool, failures: Int = 0
+    ) {
         if isA {
-            a += elapsed
+            a += elapsed.nanoseconds
+            cpuA += elapsed.cpuMicroseconds
             aSteps += 1
         } else {
-            b += elapsed
+            b += elapsed.nanoseconds
+            cpuB += elapsed.cpuMicroseconds
             bSteps += 1
         }
         self.failures += failures
     }
 
-    /// Calls per second of each side, the two having made `2 * requests` calls between them.
-    func rates(requests: Int) -> (a: Double, b: Double) {
+    /// Calls per second of each side, the two having made `2 * requests` calls between them, and the CPU time per
+    /// call of each.
+    func rates(requests: Int) -> SideResults {
         if failures > 0 {
             print("fetch-bench: \(failures) of \(2 * requests) requests failed")
         }
         let (callsOfA, callsOfB) = calls(2 * requests)
-        return (callsOfA / (Double(a) / 1e9), callsOfB / (Double(b) / 1e9))
+        return SideResults(
+            a: callsOfA / (Double(a) / 1e9), b: callsOfB / (Double(b) / 1e9), cpuA: cpuA / callsOfA,
+            cpuB: cpuB / callsOfB)
     }
 
-    /// Microseconds per call of each side, the two having made `2 * calls` calls between them.
-    func microsecondsPerCall(calls total: Int) -> (a: Double, b: Double) {
+    /// Microseconds per call of each side, the two having made `2 * calls` calls between them, and the CPU time per
+    /// call of each.
+    func microsecondsPerCall(calls total: Int) -> SideResults {
         let (callsOfA, callsOfB) = calls(2 * total)
-        return (Double(a) / 1e3 / callsOfA, Double(b) / 1e3 / callsOfB)
+        return SideResults(
+            a: Double(a) / 1e3 / callsOfA, b: Double(b) / 1e3 / callsOfB, cpuA: cpuA / callsOfA, cpuB: cpuB / callsOfB)
     }
 
     /// `total` calls shared between the sides by the steps each took.
     private func calls(_ total: Int) -> (a: Double, b: Double) {
         let steps = Double(max(1, aSteps + bSteps))
-        return (Double(total) * Double(aSteps) / steps, Double(total) * Double(bSteps) / steps)
+        return (max(1, Double(total) * Double(aSteps) / steps), max(1, Double(total) * Double(bSteps) / steps))
     }
 }
 

@@ -93,13 +93,13 @@
                     }
                 }
                 let versusCLI = paired(rounds: options.quick ? 3 : 11) {
-                    (sequentialRate(requests: cli.count, bodyOnly), cli.run())
+                    SideResults(Measured(calls: cli.count) { sequentialRate(requests: cli.count, bodyOnly) }, cli.run())
                 }
                 table.ratio(
                     "Session(.curl) callback, Data, vs curl CLI, \(cli.count) URLs in one process, sequential, \(name) (req/s)",
                     versusCLI, unit: "", target: .atLeast(1.0))
                 let decoding = paired(rounds: options.quick ? 3 : 11) {
-                    (sequentialRate(requests: cli.count, curl), cli.run())
+                    SideResults(Measured(calls: cli.count) { sequentialRate(requests: cli.count, curl) }, cli.run())
                 }
                 table.ratio(
                     "Session(.curl) callback + JSONDecoder vs curl CLI (no decode), sequential, \(name) (req/s)",
@@ -135,17 +135,18 @@
                 return
             }
             let sequential = paired(rounds: options.rounds) {
-                (
-                    wire.sequentialRate(requests: options.requests),
-                    sequentialRate(requests: options.requests, handWritten)
-                )
+                SideResults(
+                    Measured(calls: options.requests) { wire.sequentialRate(requests: options.requests) },
+                    Measured(calls: options.requests) { sequentialRate(requests: options.requests, handWritten) })
             }
             table.ratio(
                 "Wire limit (raw socket loop, no decode) vs URLSession dataTask + JSONDecoder + hop, sequential, \(name) (req/s)",
                 sequential, unit: "", target: nil)
             let waves = options.requests / 4
             let concurrent = paired(rounds: options.rounds) {
-                (wire.waveRate(waves: waves), waveRate(waves: waves, concurrency: 8, handWritten))
+                SideResults(
+                    Measured(calls: waves * 8) { wire.waveRate(waves: waves) },
+                    Measured(calls: waves * 8) { waveRate(waves: waves, concurrency: 8, handWritten) })
             }
             table.ratio(
                 "Wire limit (8 raw sockets, one thread, no decode) vs URLSession dataTask + JSONDecoder + hop, 8 concurrent, \(name) (req/s)",
@@ -203,25 +204,29 @@
             self.count = count
         }
 
-        /// Requests per second of one run, the process's start and exit included; 0 when it fails.
-        func run() -> Double {
+        /// Requests per second of one run, the process's start and exit included (0 when it fails), and the CPU time
+        /// per request of the process, its start included.
+        func run() -> Measured {
             let process = Process()
             process.executableURL = executable
             process.arguments = ["--silent", "--fail"] + Array(repeating: url.absoluteString, count: count)
             process.standardOutput = FileHandle.nullDevice
             let start = now()
+            let cpu = cpuMicroseconds(children: true)
             do {
                 try process.run()
             } catch {
                 print("fetch-bench: curl did not start: \(error)")
-                return 0
+                return Measured(value: 0, cpuPerCall: .nan)
             }
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
                 print("fetch-bench: curl exited with status \(process.terminationStatus)")
-                return 0
+                return Measured(value: 0, cpuPerCall: .nan)
             }
-            return Double(count) / (Double(now() - start) / 1e9)
+            return Measured(
+                value: Double(count) / (Double(now() - start) / 1e9),
+                cpuPerCall: (cpuMicroseconds(children: true) - cpu) / Double(count))
         }
     }
 #endif

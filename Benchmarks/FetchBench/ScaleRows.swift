@@ -97,8 +97,7 @@
                 let side = isA ? a : b
                 let wave = DispatchGroup()
                 let failures = Locked(0)
-                let cpu = cpuMicroseconds()
-                let start = now()
+                let start = Stamp.now()
                 for _ in 0..<concurrency {
                     wave.enter()
                     side { result in
@@ -109,8 +108,8 @@
                     }
                 }
                 wave.wait()
-                let elapsed = Double(now() - start)
-                let spent = cpuMicroseconds() - cpu
+                let (nanoseconds, spent) = start.elapsed()
+                let elapsed = Double(nanoseconds)
                 statistics.failures += failures.withLock { $0 }
                 if isA {
                     statistics.a.waves.append(elapsed)
@@ -127,14 +126,6 @@
             }
             return statistics
         }
-
-        /// The CPU time the process has used, user and system, in microseconds.
-        static func cpuMicroseconds() -> Double {
-            var usage = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-            func microseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
-            return microseconds(usage.ru_utime) + microseconds(usage.ru_stime)
-        }
     }
 
     extension Table {
@@ -146,9 +137,10 @@
                 let medianWave = median(rounds.map { $0[keyPath: side].medianWave }) / 1e6
                 let worstWave = (rounds.map { $0[keyPath: side].worstWave }.max() ?? .nan) / 1e6
                 let rate = median(rounds.map { $0[keyPath: side].rate })
-                let cpu = median(rounds.map { $0[keyPath: side].cpuPerCall })
-                return String(
-                    format: "%.0f/s, wave %.1f ms (worst %.1f ms), %.0f µs CPU/call", rate, medianWave, worstWave, cpu)
+                return String(format: "%.0f/s, wave %.1f ms (worst %.1f ms)", rate, medianWave, worstWave)
+            }
+            func cpu(_ side: KeyPath<WaveStatistics, WaveStatistics.Tally>) -> Double {
+                median(rounds.map { $0[keyPath: side].cpuPerCall })
             }
             let (text, passed): (String, Bool?) =
                 switch target {
@@ -158,7 +150,7 @@
                 }
             value(
                 measure, describe(\.a), baseline: describe(\.b), ratio: String(format: "%.3fx", ratio), target: text,
-                passed: passed)
+                passed: passed, cpu: Table.cpu(cpu(\.a), cpu(\.b)))
         }
     }
 #endif

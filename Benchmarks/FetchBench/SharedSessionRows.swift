@@ -69,6 +69,75 @@ extension FetchBench {
             table.ratio(
                 "\(name) async vs data(for:), \(concurrency) concurrent, \(server.name) (req/s)", concurrentAsync,
                 unit: "", target: target)
+            if name == "Session()" {
+                widerRows(into: &table, options: options, server: server, contenders: contenders)
+            }
         }
+    }
+
+    /// The README's `Session()` beyond 8 at a time, and with the 1.2 MB body: 64 calls at a time in both forms, and
+    /// (on fetch-bench's own server, which serves it) the large body one and 8 at a time, each side decoding it where
+    /// it lands, as the small rows do.
+    private static func widerRows(
+        into table: inout Table, options: Options, server: HTTPServer, contenders: Contenders
+    ) {
+        let target = Table.Target.atLeast(0.97)
+        let url = server.url
+        let request = Get(url: url)
+        let waves = max(4, options.requests / 16)
+        let wide = paired(rounds: max(3, options.rounds / 3)) {
+            alternatingWaves(
+                waves: waves, concurrency: 64, { contenders.session.perform(request, completion: $0) },
+                { contenders.handWritten(url, completion: $0) })
+        }
+        table.ratio(
+            "Session() callback vs dataTask + hop, 64 concurrent, \(server.name) (req/s)", wide, unit: "",
+            target: target)
+        let wideAsync = paired(rounds: max(3, options.rounds / 3)) {
+            alternatingAsyncWaves(
+                waves: waves, concurrency: 64, { try await contenders.session.perform(request) },
+                { try await contenders.platformAsync(url) })
+        }
+        table.ratio(
+            "Session() async vs data(for:), 64 concurrent, \(server.name) (req/s)", wideAsync, unit: "",
+            target: target)
+        guard server.name == "loopback", let largeURL = URL(string: "/items-1m", relativeTo: url)?.absoluteURL else {
+            return
+        }
+        let large = Get(url: largeURL)
+        let largeRounds = max(3, options.rounds / 3)
+        let largeCalls = max(4, options.requests / 15)
+        let sequential = paired(rounds: largeRounds) {
+            alternatingThroughput(
+                pairs: largeCalls, { contenders.session.perform(large, completion: $0) },
+                { contenders.handWritten(largeURL, completion: $0) })
+        }
+        table.ratio(
+            "Session() callback vs dataTask + hop, 1.2 MB JSON, sequential (req/s)", sequential, unit: "",
+            target: target)
+        let sequentialAsync = paired(rounds: largeRounds) {
+            alternatingAsyncThroughput(
+                pairs: largeCalls, { try await contenders.session.perform(large) },
+                { try await contenders.platformAsync(largeURL) })
+        }
+        table.ratio(
+            "Session() async vs data(for:), 1.2 MB JSON, sequential (req/s)", sequentialAsync, unit: "",
+            target: target)
+        let concurrent = paired(rounds: largeRounds) {
+            alternatingWaves(
+                waves: max(2, largeCalls / 4), concurrency: 8, { contenders.session.perform(large, completion: $0) },
+                { contenders.handWrittenDecodingConcurrently(largeURL, completion: $0) })
+        }
+        table.ratio(
+            "Session() callback vs dataTask + concurrent decode + hop, 1.2 MB JSON, 8 concurrent (req/s)", concurrent,
+            unit: "", target: target)
+        let concurrentAsync = paired(rounds: largeRounds) {
+            alternatingAsyncWaves(
+                waves: max(2, largeCalls / 4), concurrency: 8, { try await contenders.session.perform(large) },
+                { try await contenders.platformAsync(largeURL) })
+        }
+        table.ratio(
+            "Session() async vs data(for:), 1.2 MB JSON, 8 concurrent (req/s)", concurrentAsync, unit: "",
+            target: target)
     }
 }

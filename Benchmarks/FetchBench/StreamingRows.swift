@@ -40,7 +40,8 @@ extension FetchBench {
         }
         table.value(
             "Control: URLSessionDataDelegate vs itself, \(megabytes) MB (MB/s)", String(format: "%.0f", control.a),
-            baseline: String(format: "%.0f", control.b), ratio: String(format: "%.3fx", control.ratio))
+            baseline: String(format: "%.0f", control.b), ratio: String(format: "%.3fx", control.ratio),
+            cpu: Table.cpu(control.cpuA, control.cpuB))
         let throughput = alternatingRuns(rounds: options.streamRounds, size: size) {
             streamedBytes(session, request)
         } _: {
@@ -93,15 +94,18 @@ extension FetchBench {
         var round = 0
         return paired(rounds: rounds) {
             round += 1
-            var rates = (a: 0.0, b: 0.0)
+            var rates = SideResults(a: 0, b: 0)
             for isA in round % 2 == 0 ? [true, false] : [false, true] {
-                let start = now()
+                let start = Stamp.now()
                 let bytes = isA ? a() : b()
-                let rate = bytes == size ? Double(size) / 1e6 / (Double(now() - start) / 1e9) : 0
+                let elapsed = start.elapsed()
+                let rate = bytes == size ? Double(size) / 1e6 / (Double(elapsed.nanoseconds) / 1e9) : 0
                 if isA {
                     rates.a = rate
+                    rates.cpuA = elapsed.cpuMicroseconds
                 } else {
                     rates.b = rate
+                    rates.cpuB = elapsed.cpuMicroseconds
                 }
             }
             return rates

@@ -14,6 +14,8 @@ struct Table {
         var ratio: String
         var target: String
         var result: String
+        /// The process's CPU time per call of each side, in microseconds (`getrusage`), "Fetch / baseline".
+        var cpu: String
     }
 
     private var rows: [Row] = []
@@ -32,8 +34,23 @@ struct Table {
         add(
             Row(
                 measure: measure, fetch: String(format: format, values.a), baseline: String(format: format, values.b),
-                ratio: String(format: "%.3fx", ratio), target: text, result: passed.map { $0 ? "PASS" : "FAIL" } ?? ""),
+                ratio: String(format: "%.3fx", ratio), target: text, result: passed.map { $0 ? "PASS" : "FAIL" } ?? "",
+                cpu: Self.cpu(values.cpuA, values.cpuB)),
             passed: passed ?? true)
+    }
+
+    /// The CPU column's cell: each side's CPU time per call, "–" for a side not measured, empty for neither.
+    static func cpu(_ a: Double?, _ b: Double?) -> String {
+        guard a != nil || b != nil else {
+            return ""
+        }
+        func shown(_ value: Double?) -> String {
+            guard let value, value.isFinite else {
+                return "–"
+            }
+            return value < 10 ? String(format: "%.1f", value) : String(format: "%.0f", value)
+        }
+        return "\(shown(a)) / \(shown(b))"
     }
 
     /// A row with a value of Fetch's, and a target when there is one.
@@ -43,11 +60,14 @@ struct Table {
         baseline: String = "",
         ratio: String = "",
         target: String = "",
-        passed: Bool? = nil
+        passed: Bool? = nil,
+        cpu: String = ""
     ) {
         let result = passed.map { $0 ? "PASS" : "FAIL" } ?? ""
         add(
-            Row(measure: measure, fetch: fetch, baseline: baseline, ratio: ratio, target: target, result: result),
+            Row(
+                measure: measure, fetch: fetch, baseline: baseline, ratio: ratio, target: target, result: result,
+                cpu: cpu),
             passed: passed ?? true)
     }
 
@@ -61,9 +81,9 @@ struct Table {
     func render(title: String, footer: String, judged: Bool) -> String {
         let header = Row(
             measure: "Measure", fetch: "Fetch", baseline: "Baseline", ratio: "Ratio", target: "Target",
-            result: "Result")
+            result: "Result", cpu: "CPU µs/call")
         let all = [header] + rows
-        let columns: [(Row) -> String] = [\.measure, \.fetch, \.baseline, \.ratio, \.target, \.result]
+        let columns: [(Row) -> String] = [\.measure, \.fetch, \.baseline, \.ratio, \.target, \.result, \.cpu]
         let widths = columns.map { column in all.map { column($0).count }.max() ?? 0 }
         func line(_ row: Row) -> String {
             let cells = zip(columns, widths).enumerated().map { index, pair in

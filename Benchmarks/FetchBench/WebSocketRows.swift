@@ -63,7 +63,7 @@ extension FetchBench {
                 if let python {
                     webSocketRow(
                         into: &table, "Python websockets vs wire limit, \(label)", options: options, count: count,
-                        python.batch(loop), wireBatch, target: nil)
+                        python.batch(loop), wireBatch, target: nil, pythonSides: (true, false))
                 }
 
                 for (name, session) in sessions {
@@ -83,7 +83,8 @@ extension FetchBench {
                     if let python {
                         webSocketRow(
                             into: &table, "WebSocket(\(name)) vs Python websockets, \(label)", options: options,
-                            count: count, fetchBatch, python.batch(loop), target: .atLeast(1.0))
+                            count: count, fetchBatch, python.batch(loop), target: .atLeast(1.0),
+                            pythonSides: (false, true))
                     }
                     #if !canImport(FoundationNetworking)
                         let task = URLSessionWebSocketSide(session: platform, url: url)
@@ -151,7 +152,8 @@ extension FetchBench {
         _ a: WebSocketBatch,
         _ b: WebSocketBatch,
         target: Table.Target?,
-        isControl: Bool = false
+        isControl: Bool = false,
+        pythonSides: (a: Bool, b: Bool) = (false, false)
     ) {
         guard a(count * turnsPerSide) != nil, b(count * turnsPerSide) != nil else {
             table.value(measure, "failed (see above)")
@@ -160,20 +162,28 @@ extension FetchBench {
         var failed = false
         let comparison = paired(rounds: options.rounds) {
             var times = (a: UInt64(0), b: UInt64(0))
+            var cpu = (a: 0.0, b: 0.0)
             for index in 0..<(2 * turnsPerSide) where !failed {
                 let isA = Alternation.isFirst(index)
+                let cpuBefore = cpuMicroseconds()
                 guard let elapsed = (isA ? a : b)(count) else {
                     failed = true
                     break
                 }
+                let spent = cpuMicroseconds() - cpuBefore
                 if isA {
                     times.a += elapsed
+                    cpu.a += spent
                 } else {
                     times.b += elapsed
+                    cpu.b += spent
                 }
             }
             let messages = Double(turnsPerSide * count)
-            return (messages / (Double(max(times.a, 1)) / 1e9), messages / (Double(max(times.b, 1)) / 1e9))
+            // The Python client's own CPU time is its process's, not counted here.
+            return SideResults(
+                a: messages / (Double(max(times.a, 1)) / 1e9), b: messages / (Double(max(times.b, 1)) / 1e9),
+                cpuA: pythonSides.a ? nil : cpu.a / messages, cpuB: pythonSides.b ? nil : cpu.b / messages)
         }
         guard !failed else {
             table.value(measure, "failed (see above)")
@@ -182,7 +192,7 @@ extension FetchBench {
         if isControl {
             table.value(
                 measure, String(format: "%.0f", comparison.a), baseline: String(format: "%.0f", comparison.b),
-                ratio: String(format: "%.3fx", comparison.ratio))
+                ratio: String(format: "%.3fx", comparison.ratio), cpu: Table.cpu(comparison.cpuA, comparison.cpuB))
         } else {
             table.ratio(measure, comparison, unit: "", target: target)
         }

@@ -138,7 +138,10 @@ public struct ResponseStream: AsyncSequence, Sendable {
                 withExtendedLifetime(self) {
                     while true {
                         do {
-                            guard let ready = try buffer.poll(orWake: { queue.async(execute: drain) }) else {
+                            guard
+                                let ready = try buffer.poll(
+                                    gathering: Self.readGathering, orWake: { queue.async(execute: drain) })
+                            else {
                                 return
                             }
                             guard let data = ready, chunk(data) else {
@@ -155,6 +158,11 @@ public struct ResponseStream: AsyncSequence, Sendable {
             queue.async(execute: drain)
         }
     }
+
+    /// How many bytes of a burst ``read(on:chunk:end:)`` gathers before it goes on reading: 128 KiB, eight of
+    /// libcurl's chunks, which saves seven thread hops of eight on a fast download (see
+    /// ``ChunkBuffer/poll(gathering:orWake:)``).
+    static let readGathering = 128 * 1024
 
     /// Creates the iterator; a stream is iterated once.
     public func makeAsyncIterator() -> Iterator {

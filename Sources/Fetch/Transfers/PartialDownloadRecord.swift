@@ -68,11 +68,16 @@ struct PartialDownloadRecord: Codable, Equatable, Sendable {
         return .usable(record, bytes: size)
     }
 
-    /// The size of the file at `url`, or `nil` when it cannot be read.
+    /// The size of the regular file at `url`, or `nil` when there is none (a symbolic link is not followed).
+    ///
+    /// One `lstat(2)`: `URL.resourceValues(forKeys:)` cost about a million instructions a call on
+    /// swift-corelibs-foundation, more than Fetch's whole part of a 1.2 MB download (callgrind).
     static func fileSize(_ url: URL) -> Int64? {
-        var url = url
-        url.removeCachedResourceValue(forKey: .fileSizeKey)
-        return (try? url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize.map(Int64.init)  // nil: unreadable
+        var status = stat()
+        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return nil
+        }
+        return Int64(clamping: status.st_size)
     }
 
     /// Writes the record to `file` (owner-only), replacing the old one in one step, never through a symbolic link.

@@ -93,4 +93,65 @@ import Testing
         buffer.receive(Data("late".utf8))
         #expect(try await buffer.next() == nil)
     }
+
+    /// A clock the test moves by hand, in nanoseconds.
+    final class ManualClock: Sendable {
+        let nanoseconds = Locked<UInt64>(1_000_000_000)
+
+        func advance(milliseconds: UInt64) {
+            nanoseconds.withLock { $0 += milliseconds * 1_000_000 }
+        }
+
+        var now: @Sendable () -> UInt64 {
+            { self.nanoseconds.withLock { $0 } }
+        }
+    }
+
+    @Test func aGatheringConsumerIsWokenOnceForABurstNotForEveryChunk() throws {
+        let clock = ManualClock()
+        let buffer = ChunkBuffer(limit: 1_000_000, control: Controls().control, now: clock.now)
+        let wakes = Locked(0)
+        #expect(try buffer.poll(gathering: 4_000, orWake: { wakes.withLock { $0 += 1 } }) == nil)
+        for index in 0..<3 {
+            buffer.receive(Self.chunk(index))
+        }
+        #expect(wakes.withLock { $0 } == 0)
+        buffer.receive(Self.chunk(3))
+        #expect(wakes.withLock { $0 } == 1)
+        for index in 0..<4 {
+            #expect(try buffer.poll(orWake: {}) == Self.chunk(index))
+        }
+    }
+
+    @Test func aGatheringConsumerIsWokenAtOnceForASlowChunkAndAtTheEnd() throws {
+        let clock = ManualClock()
+        let buffer = ChunkBuffer(limit: 1_000_000, control: Controls().control, now: clock.now)
+        let wakes = Locked(0)
+        let wake: @Sendable () -> Void = { wakes.withLock { $0 += 1 } }
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == nil)
+        clock.advance(milliseconds: 2)
+        buffer.receive(Self.chunk(0))
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == Self.chunk(0))
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == nil)
+        buffer.receive(Self.chunk(1))
+        #expect(wakes.withLock { $0 } == 1)
+        buffer.finish()
+        #expect(wakes.withLock { $0 } == 2)
+        #expect(try buffer.poll(orWake: wake) == Self.chunk(1))
+        #expect(try buffer.poll(orWake: wake) == .some(nil))
+    }
+
+    @Test func aGatheringConsumerIsWokenBeforeTheTransferIsSuspended() throws {
+        let clock = ManualClock()
+        let controls = Controls()
+        let buffer = ChunkBuffer(limit: 3_000, backpressure: .suspendTask, control: controls.control, now: clock.now)
+        let wakes = Locked(0)
+        #expect(try buffer.poll(gathering: 1_000_000, orWake: { wakes.withLock { $0 += 1 } }) == nil)
+        for index in 0..<3 {
+            buffer.receive(Self.chunk(index))
+        }
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(controls.pauses.withLock { $0 } == 0)
+    }
 }
