@@ -126,7 +126,8 @@ import Testing
         let events = Captured<FetchEvent>()
         let api = performer(
             [
-                .success(Self.fresh("kept", ["Cache-Control": "max-age=10, stale-while-revalidate=60", "ETag": "\"v1\""])),
+                .success(
+                    Self.fresh("kept", ["Cache-Control": "max-age=10, stale-while-revalidate=60", "ETag": "\"v1\""])),
                 .success(MockResponse(status: 304, headers: ["ETag": "\"v1\""])),
             ], events: events)
 
@@ -200,10 +201,11 @@ import Testing
             ])
     }
 
-    @Test(arguments: [
-        (HTTPMethod.post, [:], "method POST is not cached"),
-        (HTTPMethod.get, ["Cache-Control": "no-store"], "the request's Cache-Control: no-store"),
-    ] as [(HTTPMethod, HeaderFields, String)])
+    @Test(
+        arguments: [
+            (HTTPMethod.post, [:], "method POST is not cached"),
+            (HTTPMethod.get, ["Cache-Control": "no-store"], "the request's Cache-Control: no-store"),
+        ] as [(HTTPMethod, HeaderFields, String)])
     func aCallTheCacheDoesNotLookUpIsBypassedWithItsReason(method: HTTPMethod, headers: HeaderFields, reason: String)
         throws
     {
@@ -231,12 +233,16 @@ import Testing
         #expect(events.values[1].reason == "a streamed call: its body goes to the caller")
     }
 
-    @Test(arguments: [
-        (["Cache-Control": "no-store"], true, "the response's Cache-Control: no-store"),
-        (["Cache-Control": "private, max-age=60"], false, "a shared cache does not store a response marked private"),
-        (["Cache-Control": "max-age=60", "Set-Cookie": "a=b"], true, "the response sets a cookie"),
-        ([:], true, "the response has neither a freshness lifetime nor a validator"),
-    ] as [(HeaderFields, Bool, String)])
+    @Test(
+        arguments: [
+            (["Cache-Control": "no-store"], true, "the response's Cache-Control: no-store"),
+            (
+                ["Cache-Control": "private, max-age=60"], false,
+                "a shared cache does not store a response marked private"
+            ),
+            (["Cache-Control": "max-age=60", "Set-Cookie": "a=b"], true, "the response sets a cookie"),
+            ([:], true, "the response has neither a freshness lifetime nor a validator"),
+        ] as [(HeaderFields, Bool, String)])
     func aResponseTheCacheMayNotKeepIsAMissThenBypassedWithWhy(
         headers: HeaderFields, storesPrivateResponses: Bool, reason: String
     ) throws {

@@ -77,7 +77,8 @@ import Testing
 
         #expect(events.values.map(\.name.description) == ["started", "attemptStarted", "attemptFinished", "failed"])
         guard case .credentialRefreshFailed = events.values.last?.error?.fetchKind else {
-            Issue.record("expected the failure to carry credentialRefreshFailed, got \(String(describing: events.values.last))")
+            Issue.record(
+                "expected the failure to carry credentialRefreshFailed, got \(String(describing: events.values.last))")
             return
         }
     }
