@@ -154,7 +154,7 @@ public struct CachingMiddleware: Middleware {
                 return .success(stale)
             }
             if stored != nil, received.status != 304 {
-                Self.report(.cacheMiss, request, reason: "the server replaced the stored response", to: context)
+                Self.report(.cacheMiss, request, reason: "the server did not confirm the stored response", to: context)
             }
             return .success(
                 handle(received, to: request, sent: lookup, stored: stored, requestTime: requestTime, context: context))

@@ -100,7 +100,7 @@ import Testing
         let response: Response = try await api.perform(request)
 
         #expect(response.status == 200)
-        #expect(
+        try #require(
             events.values.map(\.name.description) == [
                 "started", "attemptStarted", "attemptFinished", "credentialRefreshed", "attemptStarted",
                 "attemptFinished", "finished",

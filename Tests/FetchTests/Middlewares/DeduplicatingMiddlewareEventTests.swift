@@ -33,7 +33,7 @@ import Testing
         #expect(
             observed[0].values.map(\.name.description) == ["started", "attemptStarted", "attemptFinished", "finished"])
         for events in observed.dropFirst() {
-            #expect(events.values.map(\.name.description) == ["started", "joined", "finished"])
+            try #require(events.values.map(\.name.description) == ["started", "joined", "finished"])
             let initiator = try #require(events.values[1].initiator as? CallerRequest)
             #expect(initiator.caller == "caller 0")
         }
@@ -78,7 +78,7 @@ import Testing
         #expect(!first.values.contains { $0.name == .joined })
         for events in joiners {
             _ = try await events.wait(for: 3)
-            #expect(events.values.map(\.name.description) == ["started", "joined", "finished"])
+            try #require(events.values.map(\.name.description) == ["started", "joined", "finished"])
             #expect((events.values[1].initiator as? CallerRequest)?.caller == "first")
         }
     }

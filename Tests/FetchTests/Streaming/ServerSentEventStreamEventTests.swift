@@ -31,6 +31,7 @@ import Testing
             events.values.map(\.name.description)
                 == connection + ["reconnecting"] + connection + ["reconnecting"] + connection)
         let reconnections = events.values.filter { $0.name == .reconnecting }
+        try #require(reconnections.count == 2)
         #expect(reconnections.map(\.attempt) == [2, 3])
         #expect(reconnections.map(\.delay) == [0.5, 0.5])
         #expect(reconnections.map(\.lastEventID) == ["1", "2"])
@@ -55,6 +56,7 @@ import Testing
         {}
 
         let reconnections = events.values.filter { $0.name == .reconnecting }
+        try #require(reconnections.count == 2)
         #expect(reconnections.map(\.attempt) == [2, 3])
         #expect(reconnections.map(\.delay) == [1, 2])
         #expect(reconnections.map(\.lastEventID) == ["7", "7"])
@@ -95,6 +97,7 @@ import Testing
         let connection = ["started", "attemptStarted", "attemptFinished", "finished"]
         #expect(names == connection + ["reconnecting"] + connection + ["reconnecting"] + connection)
         let reconnections = events.values.filter { $0.name == .reconnecting }
+        try #require(reconnections.count == 2)
         #expect(reconnections.map(\.attempt) == [2, 3])
         #expect(reconnections.map(\.delay) == [0.4, 0.4])
         #expect(reconnections.map(\.lastEventID) == ["2", "4"])
