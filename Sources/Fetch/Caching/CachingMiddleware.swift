@@ -27,6 +27,16 @@ extension Middleware where Self == CachingMiddleware {
 
 /// Answers from a ``ResponseCache`` while fresh (or stale within what HTTP and the offline policy allow),
 /// revalidates when stale, and stores what may be stored: made by ``Middleware/cache(_:)``.
+///
+/// It reports one outcome per call to the call's observers (an ``Middleware/observe(_:)`` outside it):
+/// ``FetchEvent/Name/cacheHit``, ``FetchEvent/Name/cacheStaleServed`` (its reason names the rule that allowed it:
+/// `stale-while-revalidate`, `stale-if-error` or the `offline policy`), ``FetchEvent/Name/cacheRevalidated`` (a 304),
+/// ``FetchEvent/Name/cacheMiss``, or ``FetchEvent/Name/cacheBypassed`` with why it did not look (a method other than
+/// `GET`, `no-store`, a stream). A miss is reported before the request goes on; a stored response that needs the
+/// server's word waits for the answer to say which outcome it was. A response from the network is then reported as
+/// ``FetchEvent/Name/cacheStored``, or ``FetchEvent/Name/cacheBypassed`` with why it was not stored. A response
+/// from the cache carries no ``Response/metrics``: it made no attempt; a revalidated one carries the metrics of the
+/// `304`'s attempt.
 public struct CachingMiddleware: Middleware {
     /// A request as the cache sees it: its key, the request kept for `Vary` matching, and whether it carried
     /// credentials.
@@ -53,10 +63,15 @@ public struct CachingMiddleware: Middleware {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
         // A request that cannot be built is not cached: the transport reports why. A stream's body is the caller's.
-        guard !context.isStreaming,
-            case .success(let sentRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
+        guard !context.isStreaming else {
+            Self.report(.cacheBypassed, request, reason: "a streamed call: its body goes to the caller", to: context)
+            next(request, completion: completion)
+            return
+        }
+        guard case .success(let sentRequest) = Exchange.makeURLRequest(for: request, defaultTimeout: nil),
             let masked = identity.masked(sentRequest)
         else {
+            Self.report(.cacheBypassed, request, reason: "the request cannot be built as a cache key", to: context)
             next(request, completion: completion)
             return
         }
@@ -67,11 +82,13 @@ public struct CachingMiddleware: Middleware {
         let key = CacheKey.make(url: masked.url, identity: storesPrivateResponses ? masked.owner : nil)
         let urlRequest = masked.request
         guard request.method == .get else {
+            Self.report(.cacheBypassed, request, reason: "method \(request.method) is not cached", to: context)
             sendUnsafe(request, keys: Set([key, masked.url]), next: next, completion: completion)
             return
         }
         let asked = CacheControl(urlRequest.value(forHTTPHeaderField: "Cache-Control"))
         if asked.noStore {
+            Self.report(.cacheBypassed, request, reason: "the request's Cache-Control: no-store", to: context)
             next(request, completion: completion)
             return
         }
@@ -79,21 +96,42 @@ public struct CachingMiddleware: Middleware {
         let requestTime = now()
         if let stored, !asked.noCache {
             if !stored.requiresRevalidation, stored.isFresh(at: requestTime) {
-                completion(.success(stored.response(answering: request)))
+                let hit = stored.response(answering: request)
+                Self.report(.cacheHit, request, response: hit, to: context)
+                completion(.success(hit))
                 return
             }
             if stored.isUsableStale(at: requestTime, forError: false) {
-                completion(.success(stored.staleResponse(answering: request, at: requestTime)))
+                let stale = stored.staleResponse(answering: request, at: requestTime)
+                Self.report(.cacheStaleServed, request, response: stale, reason: "stale-while-revalidate", to: context)
+                completion(.success(stale))
                 let lookup = Lookup(key: key, request: urlRequest, hadCredentials: hadCredentials)
-                revalidateInBackground(stored, for: request, sent: lookup, next: next)
+                revalidateInBackground(stored, for: request, sent: lookup, context: context, next: next)
                 return
             }
+        }
+        // With nothing stored the call is a miss now; a stored response that needs the server's word is revalidated,
+        // and the answer says which outcome it was.
+        if stored == nil {
+            Self.report(.cacheMiss, request, to: context)
         }
         let sent: any Request = stored.map { ConditionalRequest(request, validating: $0) } ?? request
         let lookup = Lookup(key: key, request: urlRequest, hadCredentials: hadCredentials)
         next(sent) { result in
-            completion(answer(result, to: request, sent: lookup, stored: stored, requestTime: requestTime))
+            completion(
+                answer(result, to: request, sent: lookup, stored: stored, requestTime: requestTime, context: context))
         }
+    }
+
+    /// Reports the cache's event `name` about `request` to `context`'s observers, when there are any.
+    private static func report(
+        _ name: FetchEvent.Name, _ request: any Request, response: Response? = nil, reason: String? = nil,
+        to context: CallContext
+    ) {
+        guard !context.observers.isEmpty else {
+            return
+        }
+        context.report(.cache(name, request, response: response, reason: reason))
     }
 
     /// What the caller gets for what the network answered: the stored response instead of a failure when
@@ -103,15 +141,23 @@ public struct CachingMiddleware: Middleware {
         to request: any Request,
         sent lookup: Lookup,
         stored: StoredResponse?,
-        requestTime: Date
+        requestTime: Date,
+        context: CallContext
     ) -> Result<Response, any Error> {
         switch result {
         case .success(let received):
             let time = now()
             if let stored, Self.isServerError(received.status), stored.isUsableStale(at: time, forError: true) {
-                return .success(stored.staleResponse(answering: request, at: time))
+                let stale = stored.staleResponse(answering: request, at: time)
+                let reason = "stale-if-error: the server answered \(HTTPStatus.line(received.status))"
+                Self.report(.cacheStaleServed, request, response: stale, reason: reason, to: context)
+                return .success(stale)
             }
-            return .success(handle(received, to: request, sent: lookup, stored: stored, requestTime: requestTime))
+            if stored != nil, received.status != 304 {
+                Self.report(.cacheMiss, request, reason: "the server did not confirm the stored response", to: context)
+            }
+            return .success(
+                handle(received, to: request, sent: lookup, stored: stored, requestTime: requestTime, context: context))
         case .failure(let error):
             guard let stored else {
                 return .failure(error)
@@ -121,19 +167,29 @@ public struct CachingMiddleware: Middleware {
             let allowedByServer = failure != nil && stored.isUsableStale(at: time, forError: true)
             let allowedOffline = failure == .network && offlinePolicy == .serveStoredOnFailure
             guard allowedByServer || allowedOffline else {
+                Self.report(
+                    .cacheMiss, request, reason: "the stored response could not be revalidated", to: context)
                 return .failure(error)
             }
-            return .success(stored.staleResponse(answering: request, at: time))
+            let stale = stored.staleResponse(answering: request, at: time)
+            if !context.observers.isEmpty {
+                let rule = allowedByServer ? "stale-if-error" : "offline policy"
+                let reason = "\(rule): \(failure == .server ? "the server failed" : "the network failed")"
+                Self.report(.cacheStaleServed, request, response: stale, reason: reason, to: context)
+            }
+            return .success(stale)
         }
     }
 
     /// Revalidates (or refetches) a stale response served under `stale-while-revalidate`, unless a revalidation of
     /// it is already running, as a call of its own that the caller's cancellation does not stop. Its answer updates
-    /// the store; a failure leaves the stored response as it is.
+    /// the store, as the events it reports to `context`'s observers say; a failure leaves the stored response as it
+    /// is.
     private func revalidateInBackground(
         _ stored: StoredResponse,
         for request: any Request,
         sent lookup: Lookup,
+        context: CallContext,
         next: Next
     ) {
         guard revalidations.begin(stored.key) else {
@@ -142,19 +198,23 @@ public struct CachingMiddleware: Middleware {
         let requestTime = now()
         _ = next.detached(ConditionalRequest(request, validating: stored)) { result in
             if case .success(let received) = result {
-                _ = handle(received, to: request, sent: lookup, stored: stored, requestTime: requestTime)
+                _ = handle(
+                    received, to: request, sent: lookup, stored: stored, requestTime: requestTime, context: context)
             }
             revalidations.end(stored.key)
         }
     }
 
-    /// Stores or refreshes what the network answered, and returns the response to give the caller.
+    /// Stores or refreshes what the network answered, and returns the response to give the caller: reports
+    /// `cacheRevalidated` for a `304` that confirms `stored`, else `cacheStored`, or `cacheBypassed` with why it was
+    /// not stored.
     private func handle(
         _ received: Response,
         to request: any Request,
         sent lookup: Lookup,
         stored: StoredResponse?,
-        requestTime: Date
+        requestTime: Date,
+        context: CallContext
     ) -> Response {
         let responseTime = now()
         if received.status == 304, let stored {
@@ -162,14 +222,18 @@ public struct CachingMiddleware: Middleware {
             let refreshed = stored.refreshed(
                 by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared)
             store.insert(refreshed)
-            guard received.headers.contains("Set-Cookie") else {
-                return refreshed.response(answering: request)
-            }
-            // The cookie goes to this caller only; the stored response keeps none.
-            return stored.refreshed(
-                by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared,
-                keepingCookies: true
-            ).response(answering: request)
+            // The stored body, with what the 304's attempt measured: the revalidation is what the call waited for.
+            var answer =
+                received.headers.contains("Set-Cookie")
+                // The cookie goes to this caller only; the stored response keeps none.
+                ? stored.refreshed(
+                    by: received, requestTime: requestTime, responseTime: responseTime, isShared: isShared,
+                    keepingCookies: true
+                ).response(answering: request)
+                : refreshed.response(answering: request)
+            answer.metrics = received.metrics
+            Self.report(.cacheRevalidated, request, response: answer, to: context)
+            return answer
         }
         guard
             let storable = StoredResponse(
@@ -185,9 +249,22 @@ public struct CachingMiddleware: Middleware {
             if received.isSuccess {
                 store.remove(lookup.key)
             }
+            if !context.observers.isEmpty {
+                let reason =
+                    StoredResponse.refusal(
+                        of: received, storesPrivateResponses: storesPrivateResponses,
+                        hadCredentials: lookup.hadCredentials) ?? StoredResponse.unusableReason
+                Self.report(.cacheBypassed, request, response: received, reason: reason, to: context)
+            }
             return received.answering(request)
         }
-        store.insert(storable)
+        guard store.insert(storable) else {
+            Self.report(
+                .cacheBypassed, request, response: received,
+                reason: "the response is larger than the cache's limit, or could not be written", to: context)
+            return received.answering(request)
+        }
+        Self.report(.cacheStored, request, response: received, to: context)
         // The caller parses what the next fresh hit would otherwise parse again.
         return received.answering(request).keepingParsedValues(in: storable.parsedValues)
     }

@@ -322,14 +322,15 @@ package final class DiskResponseStore: Sendable {
 
     /// Writes `response` to its file. A response whose file would exceed the whole limit is not stored, and one
     /// that cannot be written (a full disk, say) is not either: a cache that cannot store only costs requests.
-    func insert(_ response: StoredResponse) {
+    @discardableResult
+    func insert(_ response: StoredResponse) -> Bool {
         guard let contents = Self.encode(response, maskingURLWith: identity) else {
-            return
+            return false
         }
         let name = Self.fileName(for: response.key)
         guard contents.count <= limit else {
             remove(response.key)
-            return
+            return false
         }
         // A file at the name that this store did not write or index may be someone else's: replace only the store's.
         // Looked at in this order, a file another store renames into place meanwhile is seen whole, not missed by
@@ -337,7 +338,7 @@ package final class DiskResponseStore: Sendable {
         if index.withLock({ $0.entries[name] == nil }), Self.exists(directoryPrefix + name),
             Self.ownMagic(at: directoryPrefix + name) == nil
         {
-            return
+            return false
         }
         let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         let used = nextUseDate()
@@ -346,7 +347,7 @@ package final class DiskResponseStore: Sendable {
             try Self.replace(directory.appendingPathComponent(name), with: temporary)
         } catch {
             unlink(temporary.path)  // fails only when it was never created
-            return
+            return false
         }
         let rescan = index.withLock { index -> Bool in
             index.uses += 1
@@ -362,6 +363,7 @@ package final class DiskResponseStore: Sendable {
             }
         }
         index.withLock { evict(&$0) }
+        return true
     }
 
     func remove(_ key: String) {

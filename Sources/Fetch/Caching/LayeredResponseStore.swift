@@ -39,9 +39,11 @@ final class LayeredResponseStore: ResponseStoring {
         return response
     }
 
-    func insert(_ response: StoredResponse) {
-        memory.insert(response)
-        disk.insert(response)
+    @discardableResult
+    func insert(_ response: StoredResponse) -> Bool {
+        let inMemory = memory.insert(response)
+        let onDisk = disk.insert(response)
+        return inMemory || onDisk
     }
 
     func remove(_ key: String) {

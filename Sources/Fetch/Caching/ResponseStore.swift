@@ -47,13 +47,14 @@ final class ResponseStore: Sendable {
 
     /// Stores `response` in place of any response for its key, then evicts the least recently used responses until
     /// the store fits its limit. A response larger than the whole limit is not stored.
-    func insert(_ response: StoredResponse) {
+    @discardableResult
+    func insert(_ response: StoredResponse) -> Bool {
         state.withLock { state in
             if let old = state.slots.removeValue(forKey: response.key) {
                 state.bytes -= old.response.cost
             }
             guard response.cost <= limit else {
-                return
+                return false
             }
             state.uses += 1
             state.slots[response.key] = Slot(response: response, lastUse: state.uses)
@@ -62,6 +63,7 @@ final class ResponseStore: Sendable {
                 state.slots[oldest.key] = nil
                 state.bytes -= oldest.value.response.cost
             }
+            return true
         }
     }
 
@@ -140,14 +142,13 @@ package struct StoredResponse: Sendable {
         storesPrivateResponses: Bool,
         hadCredentials: Bool
     ) {
-        let control = CacheControl(received.headers["Cache-Control"])
-        let vary = received.headers["Vary"].map(Self.fieldNames) ?? []
-        guard received.status == 200, !control.noStore, !vary.contains("*"),
-            !received.headers.contains("Set-Cookie"),
-            storesPrivateResponses || Self.sharedCacheMayStore(control, hadCredentials: hadCredentials)
+        guard
+            Self.refusal(of: received, storesPrivateResponses: storesPrivateResponses, hadCredentials: hadCredentials)
+                == nil
         else {
             return nil
         }
+        let vary = received.headers["Vary"].map(Self.fieldNames) ?? []
         var varyingValues: [String: String?] = [:]
         for name in vary {
             varyingValues[name] = request.value(forHTTPHeaderField: name)
@@ -168,6 +169,34 @@ package struct StoredResponse: Sendable {
             return nil
         }
     }
+
+    /// Why a cache must not store `received`, in words, or `nil` when HTTP lets it (it must still have a freshness
+    /// lifetime or a validator to be of use: ``unusableReason``).
+    static func refusal(of received: Response, storesPrivateResponses: Bool, hadCredentials: Bool) -> String? {
+        let control = CacheControl(received.headers["Cache-Control"])
+        if received.status != 200 {
+            return "status \(received.status) is not stored (only 200 is)"
+        }
+        if control.noStore {
+            return "the response's Cache-Control: no-store"
+        }
+        if (received.headers["Vary"].map(Self.fieldNames) ?? []).contains("*") {
+            return "the response's Vary: *"
+        }
+        if received.headers.contains("Set-Cookie") {
+            return "the response sets a cookie"
+        }
+        if !storesPrivateResponses, !Self.sharedCacheMayStore(control, hadCredentials: hadCredentials) {
+            return control.isPrivate
+                ? "a shared cache does not store a response marked private"
+                : "a shared cache does not store a response to credentials unless it is marked public, s-maxage or"
+                    + " must-revalidate"
+        }
+        return nil
+    }
+
+    /// Why a response that HTTP lets a cache store is not kept: it could never be used.
+    static let unusableReason = "the response has neither a freshness lifetime nor a validator"
 
     /// Whether a shared cache may store a response with `control` (RFC 9111 §3.5): never a `private` one, and for a
     /// request with credentials only one that `public`, `s-maxage` or `must-revalidate` marks as shareable. RFC

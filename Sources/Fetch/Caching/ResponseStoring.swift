@@ -18,7 +18,11 @@ protocol ResponseStoring: AnyObject, Sendable {
     func response(for key: String, matching request: URLRequest) -> StoredResponse?
 
     /// Stores `response` in place of any response for its key, evicting the least recently used to fit the limit.
-    func insert(_ response: StoredResponse)
+    ///
+    /// - Returns: Whether the store kept it: `false` for a response larger than the whole limit, or one that could
+    ///   not be written.
+    @discardableResult
+    func insert(_ response: StoredResponse) -> Bool
 
     /// Removes the response stored for `key`, if any.
     func remove(_ key: String)

@@ -237,6 +237,8 @@ package final class EventObservers: @unchecked Sendable {
         var handlers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
         /// The attempts that reached the transport so far.
         var attempts = 0
+        /// What was announced before anyone observed, for each observer added later.
+        var announced: [FetchEvent] = []
     }
 
     private let state = Locked(State())
@@ -251,10 +253,30 @@ package final class EventObservers: @unchecked Sendable {
     /// Calls `handler` with every event reported from now on; adding the same `observer` again changes nothing.
     package func add(_ observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
         let id = ObjectIdentifier(observer)
-        state.withLock { state in
-            if state.handlers[id] == nil {
-                state.handlers[id] = handler
+        let announced = state.withLock { state -> [FetchEvent] in
+            guard state.handlers[id] == nil else {
+                return []
             }
+            state.handlers[id] = handler
+            return state.announced
+        }
+        for event in announced {
+            handler(event)
+        }
+    }
+
+    /// Reports `event` to every observer; when no one observes yet, keeps it for each observer added later, which
+    /// hears it first: for what happens before a call has reached its observers, such as a download that resumes
+    /// on its first attempt.
+    package func announce(_ event: FetchEvent) {
+        let handlers = state.withLock { state -> [@Sendable (FetchEvent) -> Void] in
+            if state.handlers.isEmpty {
+                state.announced.append(event)
+            }
+            return Array(state.handlers.values)
+        }
+        for handler in handlers {
+            handler(event)
         }
     }
 

@@ -29,7 +29,8 @@ extension RequestPerforming {
     ///   failure; ``FetchError/cancelled(request:)`` when the awaiting task is cancelled.
     public func stream(_ request: any Request, errorParser: (any ErrorParsing)? = nil) async throws -> ResponseStream {
         try await pipeline.stream(
-            request, errorParser: errorParser, maximumBufferSize: ResponseStream.defaultBufferLimit)
+            request, errorParser: errorParser, maximumBufferSize: ResponseStream.defaultBufferLimit,
+            observers: ObserversHandOff.take() ?? EventObservers())
     }
 }
 
@@ -53,6 +54,8 @@ extension RequestPerforming {
         errorParser: (any ErrorParsing)?,
         maximumBufferSize: Int
     ) async throws -> ResponseStream {
-        try await pipeline.stream(request, errorParser: errorParser, maximumBufferSize: maximumBufferSize)
+        try await pipeline.stream(
+            request, errorParser: errorParser, maximumBufferSize: maximumBufferSize,
+            observers: ObserversHandOff.take() ?? EventObservers())
     }
 }

@@ -12,6 +12,12 @@ import Foundation
 ///
 /// A line, or the data of one event, longer than 1 MiB ends the sequence, after
 /// the events before it, with ``FetchError/lineTooLong(limit:request:)``; it does not reconnect.
+///
+/// Over a performer's pipeline, every connection of one iteration is a call with the same observers: an
+/// ``Middleware/observe(_:)`` hears each connection's events and, before each wait, ``FetchEvent/Name/reconnecting``
+/// with the ``FetchEvent/attempt`` about to be made (the first connection is 1), the ``FetchEvent/delay``, the
+/// ``FetchEvent/error`` that ended the last connection (`nil` for a clean end) and the ``FetchEvent/lastEventID``
+/// the next connection sends.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
     /// The element: one dispatched event.
     public typealias Element = ServerSentEvent
@@ -60,6 +66,10 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private var isReconnecting = false
         private var lastError: (any Error)?
         private var isFinished = false
+        /// The connections tried so far, the first included.
+        private var connectionAttempts = 0
+        /// Who hears the events of every connection: the first call's observers, handed to each later call.
+        private let observers = EventObservers()
 
         init(stream: ServerSentEventStream) {
             self.stream = stream
@@ -157,12 +167,22 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 let delay = policy.delay(
                     reconnectionTime: parser.reconnectionTime, failures: failures + eventlessConnections,
                     random: Double.random(in: 0...1))
+                if !observers.isEmpty {
+                    observers.report(
+                        .reconnecting(
+                            stream.request, attempt: connectionAttempts + 1, delay: delay, error: lastError,
+                            lastEventID: parser.lastEventID))
+                }
                 try await stream.scheduler.wait(delay)
             }
             isReconnecting = true
+            connectionAttempts += 1
             let opened: ResponseStream
             do {
-                opened = try await stream.streamer.stream(try eventRequest(), errorParser: stream.errorParser)
+                let (streamer, request, errorParser) = (stream.streamer, try eventRequest(), stream.errorParser)
+                opened = try await ObserversHandOff.$current.withValue(ObserversHandOff(observers)) {
+                    try await streamer.stream(request, errorParser: errorParser)
+                }
             } catch let error as FetchError {
                 switch error.code {
                 case .transport, .timedOut:

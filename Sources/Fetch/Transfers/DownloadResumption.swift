@@ -19,7 +19,10 @@ import Foundation
 /// ``expectedSHA256``; only then is it moved to the destination and the record deleted.
 ///
 /// Each attempt is a call of its own through the performer's middlewares, which see its `Range` and `If-Range`: a
-/// signing middleware signs each, a retry middleware retries each head.
+/// signing middleware signs each, a retry middleware retries each head. The attempts share their observers: an
+/// ``Middleware/observe(_:)`` hears every attempt of the download, and before each one that resumes,
+/// ``FetchEvent/Name/transferResumed`` with the ``FetchEvent/offset`` it goes on from (the first attempt's too, when
+/// it resumes an earlier run's partial file).
 ///
 /// - A dropped or timed-out connection is retried as ``retryPolicy`` decides, with its backoff, waiting through
 ///   ``scheduler``. Its ``RetryPolicy/maximumAttempts`` bounds the attempts in a row that make no progress; an

@@ -129,6 +129,9 @@ final class FileDownload: CancellableCall {
     /// neither holds the body in the stream's buffer nor delays its progress.
     private let queue = DispatchQueue(label: "Fetch.FileDownload", qos: .userInitiated)
     private let state = Locked(State())
+    /// Who hears the events of every attempt: each attempt's call reports to them, so that an observer hears the
+    /// whole download, its resumptions included.
+    private let observers = EventObservers()
     private let outbox = Locked([Delivery]())
     /// Whether the completion has been handed over; held while a callback runs.
     private let delivery = Locked(false)
@@ -272,7 +275,9 @@ final class FileDownload: CancellableCall {
             state.timedOutAfter = nil
             // A request for the whole resource is the caller's own, so that a middleware or a double that looks for
             // its type finds it.
-            let attempt = Attempt(request: range.map { AttemptRequest(base: request, range: $0) } ?? request)
+            let attempt = Attempt(
+                request: range.map { AttemptRequest(base: request, range: $0) } ?? request,
+                resumesAt: range == nil ? nil : state.bytes)
             state.phase = .running(attempt)
             if let timeout = request.timeout, timeout > 0, timeout.isFinite {
                 // The handler keeps the download alive until the timer fires or is cancelled, which ending does.
@@ -287,8 +292,12 @@ final class FileDownload: CancellableCall {
         guard let attempt else {
             return
         }
+        if let offset = attempt.resumesAt {
+            observers.announce(.transferResumed(request, offset: offset))
+        }
         let call = pipeline.startStream(
-            attempt.request, naming: request, maximumBufferSize: ResponseStream.defaultBufferLimit
+            attempt.request, naming: request, maximumBufferSize: ResponseStream.defaultBufferLimit,
+            observers: observers
         ) { [self] answer in
             // Off the transport's thread (libcurl's event loop, say): the answer may write files or start the next
             // attempt.
@@ -913,10 +922,13 @@ extension FileDownload {
 
         /// The request sent: the caller's, or an ``AttemptRequest`` asking for the rest.
         let request: any Request
+        /// The byte the attempt goes on from when it resumes; `nil` when it asks for the whole resource.
+        let resumesAt: Int64?
         private let handles = Locked(Handles())
 
-        init(request: any Request) {
+        init(request: any Request, resumesAt: Int64?) {
             self.request = request
+            self.resumesAt = resumesAt
         }
 
         /// Keeps the pipeline call to cancel with the attempt; cancels it at once if the attempt was cancelled.

@@ -19,6 +19,11 @@ extension Middleware where Self == AuthenticatingMiddleware {
     /// ``FetchError/credentialRefreshFailed(_:_:)``. Calls share a refresh when they go through the same middleware
     /// value: make it once and use it in every pipeline that shares the credentials.
     ///
+    /// Each call replayed after a refresh reports ``FetchEvent/Name/credentialRefreshed`` to its observers before
+    /// its replay, with the request whose rejection started the refresh as ``FetchEvent/initiator``: every call
+    /// that shared one refresh names the same initiator. A refresh that fails reports nothing more: the calls fail
+    /// with ``FetchError/credentialRefreshFailed(_:_:)``, which their ``FetchEvent/Name/failed`` event carries.
+    ///
     /// - Parameter authenticator: The source of credentials.
     /// - Returns: The middleware.
     public static func authenticate(with authenticator: any Authenticator) -> AuthenticatingMiddleware {
@@ -35,7 +40,9 @@ public final class AuthenticatingMiddleware: Middleware {
         /// Counts the refreshes that succeeded: a request sent with an older generation may simply be replayed.
         var generation = 0
         /// The calls waiting for the refresh in flight, or `nil` when none is in flight.
-        var waiting: [@Sendable (Result<Void, any Error>) -> Void]?
+        var waiting: [@Sendable (Result<any Request, any Error>) -> Void]?
+        /// The request whose rejection started the last refresh that succeeded.
+        var lastInitiator: (any Request)?
     }
 
     private let authenticator: any Authenticator
@@ -75,12 +82,15 @@ public final class AuthenticatingMiddleware: Middleware {
                 completion(outcome)
                 return
             }
-            self.refresh(after: generation) { refreshed in
+            self.refresh(after: generation, initiator: request) { refreshed in
                 guard !context.isCancelled else {
                     return
                 }
                 switch refreshed {
-                case .success:
+                case .success(let initiator):
+                    if !context.observers.isEmpty {
+                        context.report(.initiated(.credentialRefreshed, request, by: initiator))
+                    }
                     self.send(request, isReplay: true, context: context, next: next, completion: completion)
                 case .failure(let error):
                     completion(.failure(FetchError.credentialRefreshFailed(error, response.answering(request))))
@@ -89,17 +99,22 @@ public final class AuthenticatingMiddleware: Middleware {
         }
     }
 
-    /// Calls `completion` once credentials newer than `generation` are in place: at once if a refresh has finished
-    /// since, after the refresh in flight, or after a new refresh that this call starts.
-    private func refresh(after generation: Int, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+    /// Calls `completion` once credentials newer than `generation` are in place, with the request whose rejection
+    /// started the refresh that put them there: at once if a refresh has finished since, after the refresh in
+    /// flight, or after a new refresh that this call, rejected as `initiator`, starts.
+    private func refresh(
+        after generation: Int,
+        initiator: any Request,
+        completion: @escaping @Sendable (Result<any Request, any Error>) -> Void
+    ) {
         enum Step {
-            case replayNow
+            case replayNow(any Request)
             case wait
             case startRefresh
         }
         let step = state.withLock { state -> Step in
-            if state.generation > generation {
-                return .replayNow
+            if state.generation > generation, let last = state.lastInitiator {
+                return .replayNow(last)
             }
             if state.waiting != nil {
                 state.waiting?.append(completion)
@@ -109,8 +124,8 @@ public final class AuthenticatingMiddleware: Middleware {
             return .startRefresh
         }
         switch step {
-        case .replayNow:
-            completion(.success(()))
+        case .replayNow(let last):
+            completion(.success(last))
         case .wait:
             break
         case .startRefresh:
@@ -118,12 +133,13 @@ public final class AuthenticatingMiddleware: Middleware {
                 let waiting = self.state.withLock { state in
                     if case .success = result {
                         state.generation += 1
+                        state.lastInitiator = initiator
                     }
                     defer { state.waiting = nil }
                     return state.waiting ?? []
                 }
                 for waiter in waiting {
-                    waiter(result)
+                    waiter(result.map { initiator })
                 }
             }
         }

@@ -21,6 +21,10 @@ extension Middleware where Self == DeduplicatingMiddleware {
     /// shared request is cancelled only when every caller has cancelled. Streams and other requests pass through
     /// unchanged. Requests are shared among the calls that go through the same middleware value.
     ///
+    /// A call that joins reports ``FetchEvent/Name/joined`` to its observers, with the first caller's request as
+    /// ``FetchEvent/initiator``; the shared request's own events (its attempts) reach the first caller's observers
+    /// only.
+    ///
     /// - Returns: The middleware.
     public static func deduplicate() -> DeduplicatingMiddleware {
         DeduplicatingMiddleware()
@@ -58,7 +62,7 @@ public final class DeduplicatingMiddleware: Middleware {
             if let flight = flights[key], flight.join(waiter) {
                 return (flight, false)
             }
-            let flight = Flight()
+            let flight = Flight(initiator: request)
             _ = flight.join(waiter)
             flights[key] = flight
             return (flight, true)
@@ -68,6 +72,11 @@ public final class DeduplicatingMiddleware: Middleware {
                 self?.remove(flight, for: key)
             }
         }
+        if !isNew, !context.observers.isEmpty {
+            context.report(.initiated(.joined, request, by: flight.initiator))
+        }
+        // Held until now, so that a shared request that ends meanwhile answers after the call reported its joining.
+        waiter.release()
         if isNew {
             let upstream = next.detached(request) { [weak self] result in
                 self?.remove(flight, for: key)
@@ -110,12 +119,44 @@ private struct FlightKey: Hashable {
     }
 }
 
-/// One caller of a shared request: its own delivery.
+/// One caller of a shared request: its own delivery, held until the caller has reported joining.
 private final class Waiter: Sendable {
-    let deliver: @Sendable (Result<Response, any Error>) -> Void
+    private struct State {
+        var isHeld = true
+        var held: Result<Response, any Error>?
+    }
+
+    private let deliverNow: @Sendable (Result<Response, any Error>) -> Void
+    private let state = Locked(State())
 
     init(deliver: @escaping @Sendable (Result<Response, any Error>) -> Void) {
-        self.deliver = deliver
+        self.deliverNow = deliver
+    }
+
+    /// Delivers `result` to the caller, or keeps it until ``release()``.
+    func deliver(_ result: Result<Response, any Error>) {
+        let now = state.withLock { state -> Bool in
+            guard state.isHeld else {
+                return true
+            }
+            state.held = result
+            return false
+        }
+        if now {
+            deliverNow(result)
+        }
+    }
+
+    /// Lets results through, delivering the one kept meanwhile.
+    func release() {
+        let held = state.withLock { state -> Result<Response, any Error>? in
+            state.isHeld = false
+            defer { state.held = nil }
+            return state.held
+        }
+        if let held {
+            deliverNow(held)
+        }
     }
 }
 
@@ -124,6 +165,9 @@ private final class Waiter: Sendable {
 /// Whoever removes a waiter from `state` under its lock (the response arriving, or that caller cancelling) is the
 /// one that completes it, which makes every caller's completion run exactly once.
 private final class Flight: Sendable {
+    /// The request of the caller that started the shared request.
+    let initiator: any Request
+
     private struct State {
         var waiters: [ObjectIdentifier: Waiter] = [:]
         var upstream: (any CancellableCall)?
@@ -133,6 +177,10 @@ private final class Flight: Sendable {
     }
 
     private let state = Locked(State())
+
+    init(initiator: any Request) {
+        self.initiator = initiator
+    }
 
     /// Adds a caller; returns `false` when the flight is closed and the caller must start a new one.
     func join(_ waiter: Waiter) -> Bool {
