@@ -438,7 +438,8 @@ public final class WebSocket: AsyncSequence, Sendable {
         let close = state.withLock { $0.clientClose } ?? ClientClose(code: .normalClosure, reason: "", why: "")
         return FetchError.webSocketClosed(
             code: close.code.value,
-            reason: "this client closed the connection with \(close.code.value), reason \(close.reason.debugDescription)"
+            reason:
+                "this client closed the connection with \(close.code.value), reason \(close.reason.debugDescription)"
                 + (close.why.isEmpty ? "" : " (\(close.why))") + "; " + outcome,
             request: request)
     }
@@ -465,7 +466,9 @@ public final class WebSocket: AsyncSequence, Sendable {
     private final class Wait: Sendable {
         /// What waits: "the message", "the ping".
         let what: String
-        private let state = Locked<(continuation: CheckedContinuation<Void, any Error>?, outcome: Result<Void, any Error>?)>(
+        private let state = Locked<
+            (continuation: CheckedContinuation<Void, any Error>?, outcome: Result<Void, any Error>?)
+        >(
             (nil, nil))
 
         init(_ what: String) {

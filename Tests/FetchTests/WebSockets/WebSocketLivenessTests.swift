@@ -105,12 +105,13 @@ import Testing
 
     /// Reads `socket` until `message` arrives (the echoes of what was sent before it come first).
     private func read(until message: WebSocketMessage, on socket: WebSocket) async throws {
-        try await within(30, "the echo of \(message)") {
+        let arrived = try await within(30, "the echo of \(message)") {
             for try await echoed in socket where echoed == message {
                 return true
             }
             return false
         }
+        #expect(arrived, "the sequence ended before \(message) came back")
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: SessionTransport.allCases)
@@ -120,7 +121,7 @@ import Testing
         let hooks = Locked(0)
         var configuration = WebSocket.Configuration()
         configuration.pingInterval = 0.3
-        configuration.pongTimeout = 0.5
+        configuration.pongTimeout = 1
         configuration.reconnectPolicy = ReconnectPolicy(
             backoff: Backoff(initialDelay: 0.1, maximumDelay: 0.5, jitter: 0), maximumFailuresInARow: nil)
         configuration.onReconnect = { socket in
@@ -139,22 +140,24 @@ import Testing
             return try await iterator.next()
         }
         let dropped = try await within(10, "noticing the frozen server") { await events.next(.webSocketDropped) }
-        // The ping interval plus the pong timeout is 0.8 s; the rest is room for a loaded CI machine.
-        #expect(frozenAt.duration(to: .now) < .seconds(5))
+        // The ping interval plus the pong timeout is 1.3 s; the rest is room for a loaded CI machine.
+        #expect(frozenAt.duration(to: .now) < .seconds(6))
         guard case .webSocketClosed(1006, let reason, _) = dropped?.error?.fetchKind else {
             Issue.record("expected a drop (1006), got \(String(describing: dropped?.error))")
             return
         }
-        #expect(reason.contains("no pong came within 0.5 s"))
+        #expect(reason.contains("no pong came within 1 s"))
 
         server.thaw()
         let first = try await within(30, "the reopened connection's first message") { try await reading.value }
         #expect(first == .text("subscribe"))
-        #expect(hooks.withLock { $0 } == 1)
+        // The events of the freeze, once each. (On a loaded machine the new connection may miss a pong in turn: its
+        // own drop and reopening follow, and the hook runs once per reopening.)
         let seen = events.all
-        #expect(seen.map(\.name) == [.webSocketOpened, .webSocketDropped, .reconnecting, .webSocketOpened])
-        #expect(seen.map(\.attempt) == [1, nil, 1, 2])
-        #expect(seen[2].delay == 0.1)
+        #expect(seen.prefix(4).map(\.name) == [.webSocketOpened, .webSocketDropped, .reconnecting, .webSocketOpened])
+        #expect(seen.prefix(4).map(\.attempt) == [1, nil, 1, 2])
+        #expect(seen.count > 2 && seen[2].delay == 0.1)
+        #expect(hooks.withLock { $0 } == seen.filter { $0.name == .webSocketOpened }.count - 1)
         socket.close()
         #expect(events.all.last?.name == .webSocketClosed)
         #expect(events.all.last?.closedByServer == false)
@@ -166,7 +169,7 @@ import Testing
         let events = Events()
         var configuration = WebSocket.Configuration()
         configuration.pingInterval = 0.1
-        configuration.pongTimeout = 2
+        configuration.pongTimeout = 5
         let socket = try await open(transport, configuration: configuration, events: events)
         try await Task.sleep(for: .seconds(1))  // about ten keepalive pings, each answered
         try await socket.send("still here")

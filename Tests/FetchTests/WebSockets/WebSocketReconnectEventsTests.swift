@@ -12,7 +12,9 @@ import Testing
 
     /// A drop and a reconnection, seen through `.observe`: each event once, in order, with what it says.
     @Test func aDropAndAReconnectionAreEventsInOrderExactlyOnce() async throws {
-        let server = MockWebSocket([.message(.text("a")), .drop, .message(.text("b")), .close(code: .normalClosure, reason: "")])
+        let server = MockWebSocket([
+            .message(.text("a")), .drop, .message(.text("b")), .close(code: .normalClosure, reason: ""),
+        ])
         let events = Locked<[FetchEvent]>([])
         let names: Set<FetchEvent.Name> = [.webSocketOpened, .webSocketClosed, .webSocketDropped, .reconnecting]
         let performer = MockPerformer { _ in .webSocket(server) }.with(
@@ -36,8 +38,9 @@ import Testing
             ])
         #expect(seen.map(\.attempt) == [1, nil, 1, 2, nil])
         #expect(seen[2].delay == 2)
-        guard case .webSocketClosed(1006, _, _) = seen[1].error?.fetchKind, case .webSocketClosed(1006, _, _) =
-            seen[2].error?.fetchKind
+        guard case .webSocketClosed(1006, _, _) = seen[1].error?.fetchKind,
+            case .webSocketClosed(1006, _, _) =
+                seen[2].error?.fetchKind
         else {
             Issue.record("the drop and the reconnection carry the drop's error: \(seen)")
             return
