@@ -21,7 +21,8 @@ extension RequestPerforming {
     ///     and ``FetchError/webSocketClosed(code:reason:request:)``. The default is
     ///     ``WebSocket/defaultMaximumMessageSize``, 16 MiB.
     ///   - reconnectPolicy: How to reopen the connection after it drops, or `nil` (the default) not to.
-    ///   - scheduler: The clock of the reconnection waits. The default is real time.
+    ///   - scheduler: The clock of the connection's waits: the keepalive's and the reconnection's. The default is
+    ///     real time.
     /// - Returns: The open connection.
     /// - Throws: For a status other than `101`, the error parser's error or ``FetchError/unacceptableStatus(_:)``
     ///   with up to 64 KiB of the body; ``FetchError/webSocketHandshakeFailed(reason:_:)`` for a `101` that breaks
