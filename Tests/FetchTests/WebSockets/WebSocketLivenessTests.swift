@@ -50,6 +50,10 @@ import Testing
     /// starting a process blocks the thread.
     static let frozen = Result { try WebSocketsServer.dedicated() }
 
+    /// A server of the keepalive's test alone: one that other tests filled with megabytes to echo would answer its
+    /// pings late.
+    static let keptAlive = Result { try WebSocketsServer.dedicated() }
+
     let server: WebSocketsServer
 
     init() throws {
@@ -57,10 +61,11 @@ import Testing
     }
 
     private func open(
-        _ transport: SessionTransport, configuration: WebSocket.Configuration, events: Events = Events()
+        _ transport: SessionTransport, configuration: WebSocket.Configuration, events: Events = Events(),
+        on server: WebSocketsServer? = nil
     ) async throws -> WebSocket {
         try await makeSession(transport).with(.observe { events.record($0) })
-            .webSocket(Socket(url: server.url("/echo")), configuration: configuration)
+            .webSocket(Socket(url: (server ?? self.server).url("/echo")), configuration: configuration)
     }
 
     /// Fills the frozen server's socket buffers with 1 MiB messages until a send stays blocked for a while, in a task
@@ -129,6 +134,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)), arguments: SessionTransport.allCases)
     func aFrozenServerIsDroppedByTheKeepaliveAndReopenedOnceItAnswers(on transport: SessionTransport) async throws {
+        let server = try Self.keptAlive.get()
         defer { server.thaw() }
         let events = Events()
         let hooks = Locked(0)
@@ -141,7 +147,7 @@ import Testing
             hooks.withLock { $0 += 1 }
             try await socket.send("subscribe")
         }
-        let socket = try await open(transport, configuration: configuration, events: events)
+        let socket = try await open(transport, configuration: configuration, events: events, on: server)
         try await socket.send("hello")
         var iterator = socket.makeAsyncIterator()
         #expect(try await iterator.next() == .text("hello"))
