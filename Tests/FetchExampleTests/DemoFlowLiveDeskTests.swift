@@ -28,19 +28,26 @@ import Testing
 
     @Test func writesEachUpdateAndTheEchoAsTheRunDoesWhenTheDeskOpens() async throws {
         let backend = try DemoBackend(contentsOf: ExampleFiles.demoData)
-        // What LiveDeskServer does: the backend's updates, then the echo of the post and a close with 1000.
-        let desk = MockWebSocket(backend.deskUpdates().map { .message(.text($0)) }) { _ in
-            [
-                .message(.text(#"{"kind":"echo","text":"\#(DemoFlow.deskPost.text)"}"#)),
-                .close(code: .normalClosure, reason: "the desk is closed"),
-            ]
+        // What LiveDeskServer does: the backend's updates; at the post, a restart that drops the connection; on the
+        // next connection, the echo of the post and a close with 1000.
+        let posts = Captured<WebSocketMessage>()
+        let desk = MockWebSocket(backend.deskUpdates().map { .message(.text($0)) }) { post in
+            posts.capture(post)
+            return posts.values.count == 1
+                ? [.drop]
+                : [
+                    .message(.text(#"{"kind":"echo","text":"\#(DemoFlow.deskPost.text)"}"#)),
+                    .close(code: .normalClosure, reason: "the desk is closed"),
+                ]
         }
         let lines = Captured<String>()
         let (flow, transcript) = try await Self.flow(Self.performer { .webSocket(desk) }, lines: lines)
         await flow.talkOnTheLiveDesk()
         #expect(lines.values == FetchExampleCommandTests.liveDeskLines)
         #expect(transcript.failureCount == 0)
-        #expect(desk.received == [.text(#"{"kind":"post","text":"Ada is in the office today"}"#)])
+        let post = WebSocketMessage.text(#"{"kind":"post","text":"Ada is in the office today"}"#)
+        #expect(desk.received == [post, post], "posted, and posted again by the reconnect hook")
+        #expect(desk.connections == 2)
         #expect(desk.clientClose == nil, "the server closes the desk; the client answers")
     }
 
@@ -55,14 +62,21 @@ import Testing
         #expect(transcript.failureCount == 0 && transcript.stepCount == 0)
     }
 
-    @Test func aDeskThatBreaksOffIsAFailedStep() async throws {
+    @Test func aDeskThatBreaksOffAndCannotReopenIsAFailedStep() async throws {
         let desk = MockWebSocket([.message(.text(#"{"kind":"event","text":"a"}"#)), .drop])
+        let handshakes = Captured<Int>()
+        let performer = Self.performer {
+            handshakes.capture(1)
+            // The first handshake opens the desk; the reconnection after the drop finds it down.
+            return handshakes.values.count == 1 ? .webSocket(desk) : MockResponse(status: 503)
+        }
         let lines = Captured<String>()
-        let (flow, transcript) = try await Self.flow(Self.performer { .webSocket(desk) }, lines: lines)
+        let (flow, transcript) = try await Self.flow(performer, lines: lines)
         await flow.talkOnTheLiveDesk()
         #expect(lines.values.first == "  ✓ live desk update (event): a")
+        #expect(lines.values.dropFirst().first == "  – live desk dropped; reconnecting in 0.2 s (attempt 1)")
         #expect(lines.values.last?.hasPrefix("  ✗ live desk (WebSocket), after 1 update: ") == true)
-        #expect(lines.values.last?.contains("1006") == true)
+        #expect(lines.values.last?.contains("503") == true)
         #expect(transcript.failureCount == 1)
     }
 }

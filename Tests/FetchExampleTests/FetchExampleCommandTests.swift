@@ -38,12 +38,16 @@ import Testing
         text.split(separator: "\n").map(String.init)
     }
 
-    /// The live desk's lines when its WebSocket opens (a transport that opens WebSockets): four steps.
+    /// The live desk's lines when its WebSocket opens (a transport that opens WebSockets): five steps, and the
+    /// note of the reconnection after the desk's restart dropped the first connection.
     static let liveDeskLines = [
         "  ✓ live desk update (event): All-hands meeting, Main hall",
         "  ✓ live desk update (event): Holiday party, Rooftop",
+        "  – live desk dropped; reconnecting in 0.2 s (attempt 1)",
+        "  ✓ live desk reopened (connection 2); posted again",
         "  ✓ live desk echo: Ada is in the office today",
-        "  ✓ live desk (WebSocket): 2 updates and the echo; then the server closed with 1000: the desk is closed",
+        "  ✓ live desk (WebSocket): 2 updates and the echo, across 1 reconnection; then the server closed with 1000:"
+            + " the desk is closed",
     ]
 
     /// The start of the one line the flow writes when the desk does not open, followed by why; not a step.
@@ -102,9 +106,9 @@ import Testing
         let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--debug"])
         let all = Self.lines(run.errors)
         #expect(run.status == 0)
-        // The live desk's handshake, answered 101.
+        // The live desk's handshakes, answered 101: the first, and the reconnection after the desk's restart.
         let desk = all.filter { $0.hasPrefix("GET ws://127.0.0.1:") && $0.contains("/live ") }
-        #expect(desk.count == 1 && desk[0].contains("/live → 101 "), "\(desk)")
+        #expect(desk.count == 2 && desk.allSatisfy { $0.contains("/live → 101 ") }, "\(desk)")
         let lines = all.filter { !desk.contains($0) }
         // 11 calls, and the notifications stream: its first connection, and the reconnection answered 204.
         #expect(lines.count == 13 && lines.allSatisfy { $0.contains(" → ") })

@@ -10,13 +10,14 @@ import Testing
         if: PythonWebsockets.isInstalled,
         "skipped: the websockets Python package is not installed, and python3 -m pip install websockets failed"))
 struct LiveDeskServerTests {
-    /// A client that is refused without the token, then opens the channel, reads two updates, posts, reads the
-    /// echo and the close; it prints what it saw, one line each. `websockets` checks `Sec-WebSocket-Accept` and the
+    /// A client that is refused without the token, then opens the channel, reads two updates, posts, and sees the
+    /// desk restart (a drop with no close frame); then opens it again, posts, reads the echo and the close; it prints
+    /// what it saw, one line each. `websockets` checks `Sec-WebSocket-Accept` and the
     /// server's framing itself: a wrong one fails the handshake or the read.
     static let client = """
         import json, sys
         from websockets.sync.client import connect
-        from websockets.exceptions import ConnectionClosedOK, InvalidStatus
+        from websockets.exceptions import ConnectionClosedError, ConnectionClosedOK, InvalidStatus
         url, token = sys.argv[1], sys.argv[2]
         try:
             connect(url, additional_headers={"Authorization": "Bearer wrong"}, open_timeout=5).close()
@@ -28,6 +29,14 @@ struct LiveDeskServerTests {
             print("update:", socket.recv(timeout=5))
             print("update:", socket.recv(timeout=5))
             socket.send(json.dumps({"kind": "post", "text": "hello, desk"}))
+            try:
+                socket.recv(timeout=5)
+                print("no drop")
+            except ConnectionClosedError as closed:
+                print("dropped:", "no close frame" if closed.rcvd is None else closed.rcvd.code)
+        with connect(url, additional_headers={"Authorization": "Bearer " + token}, open_timeout=5) as socket:
+            print("reopened:", socket.response.status_code)
+            socket.send(json.dumps({"kind": "post", "text": "hello, desk"}))
             print("echo:", socket.recv(timeout=5))
             try:
                 socket.recv(timeout=5)
@@ -36,7 +45,7 @@ struct LiveDeskServerTests {
                 print("closed:", closed.rcvd.code, closed.rcvd.reason)
         """
 
-    @Test func answersTheHandshakeSendsTheUpdatesEchoesAndClosesWith1000() async throws {
+    @Test func sendsTheUpdatesDropsTheFirstConnectionThenEchoesAndClosesWith1000() async throws {
         let server = try LiveDeskServer(
             updates: [#"{"kind":"event","text":"All-hands meeting, Main hall"}"#, #"{"kind":"event","text":"Party"}"#]
         ) { authorization in
@@ -53,6 +62,8 @@ struct LiveDeskServerTests {
                 "opened: 101",
                 #"update: {"kind":"event","text":"All-hands meeting, Main hall"}"#,
                 #"update: {"kind":"event","text":"Party"}"#,
+                "dropped: no close frame",
+                "reopened: 101",
                 #"echo: {"kind":"echo","text":"hello, desk"}"#,
                 "closed: 1000 the desk is closed",
             ])

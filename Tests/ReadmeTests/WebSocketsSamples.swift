@@ -96,6 +96,46 @@ func webSocketConfigurationSample(session: Session) async throws {
     socket.close()
 }
 
+func webSocketKeepaliveSample(session: Session) async throws {
+    // DOC-BEGIN
+    var configuration = WebSocket.Configuration()
+    configuration.pingInterval = 15  // a ping 15 s after the last pong; nil for none
+    configuration.pongTimeout = 5  // no pong within 5 s: the connection counts as dropped (1006)
+    configuration.sendTimeout = 10  // a send or ping that waits longer throws FetchError.timedOut
+    let socket = try await session.webSocket(ChatRoom(id: 7), configuration: configuration)
+    // DOC-END
+    socket.close()
+}
+
+func webSocketCancelledSendSample(socket: WebSocket) async throws {
+    // DOC-BEGIN
+    let sending = Task { try await socket.send(json: ChatLine(text: "hello")) }
+    sending.cancel()  // ends the wait, not the connection: the message may still go out
+    // DOC-END
+    _ = await sending.result
+}
+
+func webSocketReconnectEventsSample(session: Session) async throws {
+    // DOC-BEGIN
+    var configuration = WebSocket.Configuration()
+    configuration.reconnectPolicy = ReconnectPolicy()
+    configuration.onReconnect = { socket in
+        try await socket.send(json: ChatLine(text: "subscribe"))  // a new connection knows nothing of the old one
+    }
+    let room = session.with(
+        .observe { event in
+            switch event.name {
+            case .webSocketDropped: print("offline: \(event.error.map { "\($0)" } ?? "")")
+            case .reconnecting: print("reconnecting in \(event.delay ?? 0) s (attempt \(event.attempt ?? 1))")
+            case .webSocketOpened: print("online (connection \(event.attempt ?? 1))")
+            default: break
+            }
+        })
+    let socket = try await room.webSocket(ChatRoom(id: 7), configuration: configuration)
+    // DOC-END
+    socket.close()
+}
+
 func webSocketReconnectSample(session: Session) async throws {
     // DOC-BEGIN
     let policy = ReconnectPolicy(maximumFailuresInARow: 10)

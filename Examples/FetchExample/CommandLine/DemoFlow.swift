@@ -135,7 +135,8 @@ struct DemoFlow {
     static let deskPost = DeskUpdate(kind: "post", text: "Ada is in the office today")
 
     /// Opens the live desk (a WebSocket, through the same authenticated middlewares), posts one message, and writes
-    /// each message the server sends until it closes the channel (a failure closes it from this side).
+    /// each message the server sends until it closes the channel (a failure closes it from this side). When the
+    /// desk drops the connection, it writes the reconnection, and posts again on the new connection.
     ///
     /// A desk that cannot be opened (none served, or a transport that does not open WebSockets) is one line that
     /// says why, not a failed step: the rest of the demo does not need it.
@@ -146,8 +147,23 @@ struct DemoFlow {
             return
         }
         let desk: WebSocket
+        let transcript = transcript
+        let reopenings = Counter()
         do {
-            desk = try await api.liveDesk(at: liveDeskURL)
+            desk = try await api.liveDesk(
+                at: liveDeskURL,
+                onEvent: { event in
+                    guard event.name == .reconnecting else {
+                        return
+                    }
+                    transcript.note(
+                        "  – live desk dropped; reconnecting in \(event.delay ?? 0) s (attempt \(event.attempt ?? 1))")
+                },
+                onReconnect: { desk in
+                    let connection = reopenings.increment() + 1
+                    try await desk.send(json: Self.deskPost)
+                    transcript.passed("live desk reopened (connection \(connection)); posted again")
+                })
         } catch {
             transcript.note("  – live desk (WebSocket) not opened, so skipped: \(error)")
             return
@@ -165,8 +181,10 @@ struct DemoFlow {
                 }
             }
             // The sequence ended cleanly: the server closed with 1000 or 1001, and Fetch answered its close frame.
+            let reconnections = reopenings.value
             transcript.passed(
-                "live desk (WebSocket): \(updates) updates and the echo; then the server closed with"
+                "live desk (WebSocket): \(updates) updates and the echo, across \(reconnections) reconnection"
+                    + (reconnections == 1 ? "" : "s") + "; then the server closed with"
                     + " \(desk.closeCode.map { String($0.rawValue) } ?? "no code"): \(desk.closeReason ?? "")")
         } catch {
             desk.close()
@@ -178,5 +196,26 @@ struct DemoFlow {
     private func describe(_ order: PurchaseOrder) -> String {
         let lines = order.lines.map { "\($0.quantity) × \($0.product.name)" }.joined(separator: " and ")
         return "\(lines) (\(order.total))"
+    }
+}
+
+/// A count that the desk's reconnect hook and the flow share.
+///
+/// `@unchecked Sendable`: `count` is only touched while holding `lock`.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    /// The count.
+    var value: Int {
+        lock.withLock { count }
+    }
+
+    /// Adds one, and returns the new count.
+    func increment() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
     }
 }

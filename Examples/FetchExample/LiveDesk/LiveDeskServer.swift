@@ -14,13 +14,14 @@ import Foundation
 /// server on POSIX sockets, a thread per connection, so that the client goes through a real transport.
 ///
 /// The handshake needs `Authorization: Bearer <token>` that `authorize` accepts, else it answers 401 with the API's
-/// error body, so a client's token refresh can log in again and retry. Once open, the channel sends each of
-/// `updates` as a text message, echoes the client's next message back as `{"kind":"echo","text":…}`, and closes with
-/// 1000. A message over 64 KiB closes with 1009, text that is not UTF-8 with 1007, and an unmasked or malformed
+/// error body, so a client's token refresh can log in again and retry. The first connection gets each of `updates`
+/// as a text message; then, once the client has posted, the desk "restarts": it drops that connection without a
+/// close frame, as a server that goes down does, so that the client shows its reconnection. On a later connection
+/// the channel echoes the client's next message back as `{"kind":"echo","text":…}`, and closes with 1000. A message over 64 KiB closes with 1009, text that is not UTF-8 with 1007, and an unmasked or malformed
 /// frame with 1002.
 ///
-/// `@unchecked Sendable`: its one mutable property, `isStopped`, is only touched while holding `lock`; the listening
-/// socket is used and closed by the accepting thread alone.
+/// `@unchecked Sendable`: its mutable properties, `isStopped` and `connections`, are only touched while holding
+/// `lock`; the listening socket is used and closed by the accepting thread alone.
 final class LiveDeskServer: @unchecked Sendable {
     /// The base URL of the channel's server, `ws://127.0.0.1:<port>/`; the channel is its `live` path.
     let baseURL: URL
@@ -30,6 +31,8 @@ final class LiveDeskServer: @unchecked Sendable {
     private let authorize: @Sendable (String?) -> String?
     private let lock = NSLock()
     private var isStopped = false
+    /// The connections opened so far.
+    private var connections = 0
 
     /// The largest message the server reads.
     static let maximumMessageSize = 64 * 1024
@@ -129,11 +132,19 @@ final class LiveDeskServer: @unchecked Sendable {
         connection.writeText(
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Accept: \(accept)\r\n\r\n")
-        for update in updates {
-            connection.sendFrame(opcode: 0x1, payload: Data(update.utf8))
+        let isFirst = lock.withLock {
+            connections += 1
+            return connections == 1
+        }
+        if isFirst {
+            for update in updates {
+                connection.sendFrame(opcode: 0x1, payload: Data(update.utf8))
+            }
         }
         while true {
             switch connection.readMessage(limit: Self.maximumMessageSize) {
+            case .message where isFirst:
+                return  // the desk restarts: the connection closes with no close frame
             case .message(let opcode, let payload):
                 connection.sendFrame(opcode: 0x1, payload: Self.echo(of: payload, opcode: opcode))
                 connection.sendClose(code: 1000, reason: "the desk is closed")

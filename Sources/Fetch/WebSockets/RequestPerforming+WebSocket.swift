@@ -21,7 +21,8 @@ extension RequestPerforming {
     ///     and ``FetchError/webSocketClosed(code:reason:request:)``. The default is
     ///     ``WebSocket/defaultMaximumMessageSize``, 16 MiB.
     ///   - reconnectPolicy: How to reopen the connection after it drops, or `nil` (the default) not to.
-    ///   - scheduler: The clock of the reconnection waits. The default is real time.
+    ///   - scheduler: The clock of the connection's waits: the keepalive's and the reconnection's. The default is
+    ///     real time.
     /// - Returns: The open connection.
     /// - Throws: For a status other than `101`, the error parser's error or ``FetchError/unacceptableStatus(_:)``
     ///   with up to 64 KiB of the body; ``FetchError/webSocketHandshakeFailed(reason:_:)`` for a `101` that breaks
@@ -47,8 +48,9 @@ extension RequestPerforming {
     /// - Parameters:
     ///   - request: A `GET` to a `ws`, `wss`, `http` or `https` URL.
     ///   - errorParser: The object that turns the body of a refused handshake into an error, or `nil`.
-    ///   - configuration: The message limit, reconnection and the rest of ``WebSocket/Configuration``.
-    ///   - scheduler: The clock of the connection's waits. The default is real time.
+    ///   - configuration: The message limit, keepalive, reconnection and the rest of ``WebSocket/Configuration``.
+    ///   - scheduler: The clock of the connection's waits: the keepalive's, the send timeout's and the reconnection's.
+    ///     The default is real time.
     /// - Returns: The open connection.
     /// - Throws: What ``webSocket(_:errorParser:maximumMessageSize:reconnectPolicy:scheduler:)`` throws.
     public func webSocket(
@@ -59,12 +61,15 @@ extension RequestPerforming {
     ) async throws -> WebSocket {
         let pipeline = pipeline
         let limit = max(1, configuration.maximumMessageSize)
+        // Every opening reports to the observers of the first, so that an observer sees the socket's whole life.
+        let observers = EventObservers()
         let connect: @Sendable () async throws -> WebSocket.Opened = {
-            try await pipeline.openWebSocket(request, errorParser: errorParser, maximumMessageSize: limit)
+            try await pipeline.openWebSocket(
+                request, errorParser: errorParser, maximumMessageSize: limit, observers: observers)
         }
         return WebSocket(
             request: request, opened: try await connect(), configuration: configuration, scheduler: scheduler,
-            connect: connect)
+            observers: observers, connect: connect)
     }
 }
 

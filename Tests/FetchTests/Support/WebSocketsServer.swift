@@ -19,7 +19,28 @@ struct WebSocketsServer: Sendable {
         try shared.get()
     }
 
+    /// A `websockets` peer of the test's own, which it may freeze (``freeze()``) without disturbing other tests.
+    static func dedicated() throws -> WebSocketsServer {
+        try WebSocketsServer(script: "websockets_server.py", package: "websockets")
+    }
+
     private let process: PythonServerProcess
+
+    /// Stops the server's process (SIGSTOP): the kernel still accepts connections and buffers bytes until they
+    /// fill, but nothing answers, as with a server that froze.
+    func freeze() {
+        kill(process.process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen server's process go on (SIGCONT).
+    func thaw() {
+        kill(process.process.processIdentifier, SIGCONT)
+    }
+
+    /// Ends the server's process, frozen or not.
+    func terminate() {
+        kill(process.process.processIdentifier, SIGKILL)
+    }
 
     var port: Int { process.port }
 

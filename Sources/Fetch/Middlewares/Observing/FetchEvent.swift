@@ -265,6 +265,32 @@ extension FetchEvent {
         return event
     }
 
+    /// `request`'s WebSocket opened its connection number `attempt`: 1 for the first, then one more per reopening.
+    package static func webSocketOpened(_ request: any Request, attempt: Int) -> FetchEvent {
+        var event = FetchEvent(.webSocketOpened, request)
+        event.attempt = attempt
+        return event
+    }
+
+    /// `request`'s WebSocket closed with `code` (`nil` when the close frame carried none) and `reason`, started by
+    /// the server when `byServer`.
+    package static func webSocketClosed(
+        _ request: any Request, code: WebSocket.CloseCode?, reason: String, byServer: Bool
+    ) -> FetchEvent {
+        var event = FetchEvent(.webSocketClosed, request)
+        event.closeCode = code
+        event.reason = reason
+        event.closedByServer = byServer
+        return event
+    }
+
+    /// `request`'s WebSocket lost its connection without a closing handshake, as `error` says.
+    package static func webSocketDropped(_ request: any Request, error: any Error) -> FetchEvent {
+        var event = FetchEvent(.webSocketDropped, request)
+        event.error = error
+        return event
+    }
+
     /// `request`'s transfer goes on from byte `offset`.
     package static func transferResumed(_ request: any Request, offset: Int64) -> FetchEvent {
         var event = FetchEvent(.transferResumed, request)
