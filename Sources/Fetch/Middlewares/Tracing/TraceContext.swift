@@ -108,20 +108,25 @@ extension TraceContext {
 
     /// `count` random lowercase hexadecimal digits (16 or 32), not all zero.
     private static func randomID(hexDigits count: Int, using random: inout SystemRandomNumberGenerator) -> String {
-        while true {
-            var words: [UInt64] = []
-            for _ in 0..<(count / 16) {
-                words.append(random.next())
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        while high | low == 0 {
+            high = count == 32 ? random.next() : 0
+            low = random.next()
+        }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var index = 0
+            for word in count == 32 ? [high, low] : [low] {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    buffer[index] = hexDigits[Int(truncatingIfNeeded: word >> UInt64(shift) & 0xF)]
+                    index += 1
+                }
             }
-            guard words.contains(where: { $0 != 0 }) else {
-                continue
-            }
-            return words.map { word in
-                let digits = String(word, radix: 16)
-                return String(repeating: "0", count: 16 - digits.count) + digits
-            }.joined()
+            return index
         }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The value of two lowercase hexadecimal digits, or `nil` when they are not.
     private static func hexValue(_ digits: ArraySlice<UInt8>) -> UInt8? {

@@ -65,7 +65,9 @@ public struct TraceContextMiddleware: Middleware {
     package static func stamping(_ request: any Request, with attempt: TraceContext) -> any Request {
         var stamped = AdaptedRequest(request)
         stamped.headers["traceparent"] = attempt.traceparent
-        stamped.headers["tracestate"] = attempt.state
+        if attempt.state != nil || stamped.headers.contains("tracestate") {
+            stamped.headers["tracestate"] = attempt.state
+        }
         return stamped
     }
 }
