@@ -11,7 +11,8 @@ extension FetchBench {
 
     /// What turning observation on costs a call, against the same performer bare, the sides alternating call by
     /// call: `.observe` with an observer that counts the events (started, the attempt's two with its metrics,
-    /// finished), alone and with `.traceContext()` (a `traceparent` with a new span on each attempt).
+    /// finished), alone, with `.traceContext()` (a `traceparent` with a new span on each attempt), and, for scale,
+    /// with `.requestID()`, the cheapest middleware that adds a field to each request.
     ///
     /// Over each transport, a sequential loopback GET of 1 KB: the ratio of requests per second, then the cost per
     /// observed call in µs (the difference of the medians' time per call) and as a share of the bare GET (from the
@@ -79,6 +80,7 @@ extension FetchBench {
         let observe = ObservingMiddleware.observe { _ in events.withLock { $0 += 1 } }
         return [
             ("observe", performer.with(observe)), ("observe + traceContext", performer.with(observe, .traceContext())),
+            ("observe + requestID", performer.with(observe, .requestID())),
         ]
     }
 }
