@@ -114,6 +114,22 @@ import Testing
         #expect(trace.state == nil)
     }
 
+    @Test func theLaterCallsOfAReconnectingStreamContinueTheFirstCallsTrace() throws {
+        let (mock, sent) = recordingMock()
+        // A stream or WebSocket that reconnects hands its first call's observers to each later call.
+        let observers = EventObservers()
+        let api = mock.with(.traceContext())
+        for _ in 0..<2 {
+            _ = TraceContext.$current.withValue(TraceContext()) {
+                api.start(request, naming: request, observers: observers) { _ in }
+            }
+        }
+        let traces = sent.withLock { $0 }.compactMap { $0 }
+        try #require(traces.count == 2)
+        #expect(traces[0].traceID == traces[1].traceID)
+        #expect(traces[0].spanID != traces[1].spanID)
+    }
+
     @Test func anUntracedCallSendsNoTraceFields() throws {
         let (mock, sent) = recordingMock()
         let answer = Captured<Result<Data, any Error>>()
