@@ -148,8 +148,7 @@ struct FetchExampleCommand {
     }
 
     /// What `--verbose` does with the API's events: one line per exchange with the server, with where its time
-    /// went and its trace, such as `GET http://…/api/employees → 200, attempt 1: first byte 0.9 ms, last byte
-    /// 1.2 ms, HTTP/1.1, new connection; trace 4bf9…4736 span 00f0…02b7`.
+    /// went and its trace (see ``VerboseLine``).
     private static func verboseLog(to errors: @escaping @Sendable (String) -> Void) -> @Sendable (FetchEvent) -> Void {
         { event in
             guard event.name == .attemptFinished else {

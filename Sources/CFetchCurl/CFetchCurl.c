@@ -173,6 +173,14 @@ int cfcurl_easy_getinfo_long(cfcurl_easy *easy, int info, long *value) {
     return curl.easy_getinfo(easy, info, value);
 }
 
+int cfcurl_easy_getinfo_off_t(cfcurl_easy *easy, int info, int64_t *value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+
+int cfcurl_easy_getinfo_string(cfcurl_easy *easy, int info, const char **value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+
 int cfcurl_easy_setopt_progress_callback(cfcurl_easy *easy, int option, cfcurl_progress_callback value) {
     return curl.easy_setopt(easy, option, value);
 }

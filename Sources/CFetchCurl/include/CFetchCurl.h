@@ -99,12 +99,29 @@ enum {
     CFCURLINFO_HTTP_VERSION = 0x200000 + 46,
     CFCURLINFO_LOCAL_PORT = 0x200000 + 42,
     CFCURLINFO_ACTIVESOCKET = 0x500000 + 44,
+    // What a transfer measured (see CurlMetrics.swift).
+    CFCURLINFO_HEADER_SIZE = 0x200000 + 11,
+    CFCURLINFO_REQUEST_SIZE = 0x200000 + 12,
+    CFCURLINFO_NUM_CONNECTS = 0x200000 + 26,
+    CFCURLINFO_PRIMARY_IP = 0x100000 + 32,
+    CFCURLINFO_PRIMARY_PORT = 0x200000 + 40,
+    CFCURLINFO_SIZE_UPLOAD_T = 0x600000 + 7,
+    CFCURLINFO_SIZE_DOWNLOAD_T = 0x600000 + 8,
+    CFCURLINFO_TOTAL_TIME_T = 0x600000 + 50,
+    CFCURLINFO_NAMELOOKUP_TIME_T = 0x600000 + 51,
+    CFCURLINFO_CONNECT_TIME_T = 0x600000 + 52,
+    CFCURLINFO_PRETRANSFER_TIME_T = 0x600000 + 53,
+    CFCURLINFO_STARTTRANSFER_TIME_T = 0x600000 + 54,
+    CFCURLINFO_APPCONNECT_TIME_T = 0x600000 + 56,
 };
 
 // Values.
 enum {
+    CFCURL_HTTP_VERSION_1_0 = 1,
     CFCURL_HTTP_VERSION_1_1 = 2,
+    CFCURL_HTTP_VERSION_2_0 = 3,
     CFCURL_HTTP_VERSION_2TLS = 4,
+    CFCURL_HTTP_VERSION_3 = 30,
     CFCURLPIPE_MULTIPLEX = 2,
     CFCURLPROTO_HTTP_HTTPS = 3,
     CFCURL_ERROR_SIZE = 256,
@@ -177,6 +194,10 @@ int cfcurl_easy_setopt_off_t(cfcurl_easy *easy, int option, int64_t value);
 int cfcurl_easy_setopt_callback(cfcurl_easy *easy, int option, cfcurl_data_callback value);
 int cfcurl_easy_setopt_seek_callback(cfcurl_easy *easy, int option, cfcurl_seek_callback value);
 int cfcurl_easy_getinfo_long(cfcurl_easy *easy, int info, long *value);
+/// An information item that is a `curl_off_t` (the `*_T` times, in microseconds, and sizes).
+int cfcurl_easy_getinfo_off_t(cfcurl_easy *easy, int info, int64_t *value);
+/// An information item that is a string, which libcurl owns: valid until the handle is reset or freed.
+int cfcurl_easy_getinfo_string(cfcurl_easy *easy, int info, const char **value);
 int cfcurl_easy_setopt_progress_callback(cfcurl_easy *easy, int option, cfcurl_progress_callback value);
 /// CURLINFO_ACTIVESOCKET: the connected socket of a CURLOPT_CONNECT_ONLY handle, or -1.
 int cfcurl_easy_active_socket(cfcurl_easy *easy, int *socket);

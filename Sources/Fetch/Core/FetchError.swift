@@ -34,6 +34,10 @@ public struct FetchError: Error, Sendable {
     /// What failed, with all it carries: the one place a case lives. Public readers derive from it.
     package let kind: Kind
 
+    /// The status of the redirect that a ``Code/redirectRefused`` error refused, when the transport knew it: what
+    /// the `redirectRefused` event's ``FetchEvent/redirect`` carries.
+    package var redirectStatus: Int?
+
     package init(_ kind: Kind) {
         self.kind = kind
     }
@@ -472,7 +476,8 @@ extension FetchError {
         case .lineTooLong(let limit, nil):
             .lineTooLong(limit: limit, request: request)
         case .redirectRefused(let from, let to, let reason, nil):
-            .redirectRefused(from: from, to: to, reason: reason, request: request)
+            FetchError.redirectRefused(from: from, to: to, reason: reason, request: request)
+                .refusing(status: redirectStatus)
         case .integrityCheckFailed(let url, let reason, nil):
             .integrityCheckFailed(url: url, reason: reason, request: request)
         case .webSocketClosed(let code, let reason, nil):
@@ -484,6 +489,15 @@ extension FetchError {
         default:
             self
         }
+    }
+}
+
+extension FetchError {
+    /// This error, refusing a redirect of `status`.
+    package func refusing(status: Int?) -> FetchError {
+        var refusal = self
+        refusal.redirectStatus = status
+        return refusal
     }
 }
 

@@ -338,6 +338,46 @@ extension HAR {
             return total(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
         }
 
+        /// Timings of an attempt as its `metrics` measured it, in HAR's phases: `dns`, `connect` (TLS included),
+        /// `ssl`, then `wait` until the first byte and `receive` until the last, -1 for a phase that did not happen
+        /// or is not known (`blocked` always, and the connection's phases on a reused connection). `send` is 0:
+        /// no transport tells sending from waiting, so the time to send is part of `wait`.
+        ///
+        /// - Parameters:
+        ///   - metrics: What the attempt measured.
+        ///   - total: The time to the last byte in seconds, when the metrics have none (a stream's head).
+        /// - Returns: The timings, which add up to the time to the last byte.
+        package static func measured(_ metrics: AttemptMetrics, total: TimeInterval) -> Timings {
+            let dns = metrics.domainLookup.map(milliseconds)
+            let ssl = metrics.secureConnection.map(milliseconds)
+            let connect: Double? =
+                metrics.connect == nil && ssl == nil
+                ? nil : (metrics.connect.map(milliseconds) ?? 0) + (ssl ?? 0)
+            let setup = (dns ?? 0) + (connect ?? 0)
+            let last = milliseconds(metrics.duration ?? total)
+            let firstByte = metrics.timeToFirstByte.map(milliseconds) ?? last
+            let wait = rounded(max(0, firstByte - setup))
+            var timings = Timings(send: 0, wait: wait, receive: rounded(max(0, last - setup - wait)))
+            timings.blocked = -1
+            timings.dns = dns ?? -1
+            timings.connect = connect.map(rounded) ?? -1
+            timings.ssl = ssl ?? -1
+            return timings
+        }
+
+        /// `seconds` in milliseconds, to the microsecond; 0 for a value that is not finite and positive.
+        private static func milliseconds(_ seconds: TimeInterval) -> Double {
+            guard seconds.isFinite, seconds > 0 else {
+                return 0
+            }
+            return (min(seconds, 365 * 86_400) * 1_000_000).rounded() / 1000
+        }
+
+        /// `milliseconds` to the microsecond.
+        private static func rounded(_ milliseconds: Double) -> Double {
+            (milliseconds * 1000).rounded() / 1000
+        }
+
         /// The sum of the phases that apply, in milliseconds: an entry's `time`. `ssl` is part of `connect`.
         package var total: Double {
             [blocked, dns, connect, send, wait, receive].reduce(0) { sum, phase in sum + max(0, phase ?? 0) }

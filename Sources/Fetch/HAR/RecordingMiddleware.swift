@@ -101,10 +101,16 @@ package struct HARRecorder: Sendable {
                 return
             }
             do {
-                let entry = try HAR.Entry(
-                    request: request, response: response, startedDateTime: started,
-                    timings: .total(clock.duration(to: .now)), redaction: redaction,
-                    maximumMultipartSize: maximumMultipartSize)
+                let elapsed = clock.duration(to: .now)
+                // The phases the transport measured, when it did; the whole call's time as waiting otherwise.
+                let timings =
+                    response.metrics.map { HAR.Timings.measured($0, total: elapsed.seconds) } ?? .total(elapsed)
+                var entry = try HAR.Entry(
+                    request: request, response: response, startedDateTime: started, timings: timings,
+                    redaction: redaction, maximumMultipartSize: maximumMultipartSize)
+                entry.serverIPAddress = response.metrics?.remoteAddress
+                // HAR's connection is an id of the connection: "the client or server port number".
+                entry.connection = response.metrics?.remotePort.map(String.init)
                 try keep(entry, request, response)
                 completion(result)
             } catch {

@@ -406,15 +406,50 @@ extension Pipeline {
                 observers.report(event)
             }
             report(.attemptStarted(request, attempt: attempt))
+            let policy = (transport as? any RedirectFollowing)?.redirectPolicy
             return { answer in
                 if case .success(let response) = answer {
                     for hop in response.metrics?.redirects ?? [] {
                         report(.redirect(.redirected, request, hop))
                     }
                 }
+                if let (refused, reason) = Self.refusedRedirect(in: answer, of: request, policy: policy) {
+                    report(.redirect(.redirectRefused, request, refused, reason: reason))
+                }
                 let duration = (ContinuousClock.now - started).seconds
                 report(.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration))
                 completion(answer)
+            }
+        }
+
+        /// The redirect the transport did not follow, and why, when `answer` is one: a
+        /// ``FetchError/redirectRefused(from:to:reason:request:)`` whose status the transport knew, or a redirect
+        /// answered as it is (a policy that follows none, a streamed body that cannot be sent again).
+        private static func refusedRedirect(
+            in answer: Result<Response, any Error>, of request: any Request, policy: RedirectPolicy?
+        ) -> (AttemptMetrics.Redirect, String)? {
+            switch answer {
+            case .failure(let error as FetchError):
+                guard case .redirectRefused(let from, let to, let reason, _) = error.kind,
+                    let status = error.redirectStatus
+                else {
+                    return nil
+                }
+                return (AttemptMetrics.Redirect(url: from, status: status, location: to), reason)
+            case .success(let response):
+                let from = response.url ?? request.url
+                guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["Location"],
+                    let target = URL(string: location, relativeTo: from)?.absoluteURL
+                else {
+                    return nil
+                }
+                let reason =
+                    policy?.maximumRedirects == 0
+                    ? "the redirect policy follows none (maximumRedirects is 0)"
+                    : "the transport did not follow it"
+                return (AttemptMetrics.Redirect(url: from, status: response.status, location: target), reason)
+            case .failure:
+                return nil
             }
         }
 

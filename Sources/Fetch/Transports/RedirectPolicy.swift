@@ -107,6 +107,13 @@ public struct RedirectPolicy: Sendable {
     }
 }
 
+/// A transport that follows redirects as a ``RedirectPolicy`` decides: the pipeline reads the policy to say why a
+/// redirect answered a call.
+package protocol RedirectFollowing {
+    /// How the transport follows redirects.
+    var redirectPolicy: RedirectPolicy { get }
+}
+
 /// The origin of a URL: scheme, host and port (RFC 6454), with default ports made explicit.
 package struct Origin: Equatable {
     let scheme: String?
@@ -166,7 +173,8 @@ package struct RedirectTracker {
         case .stop:
             return nil
         case .refuse(let reason):
-            refusal = .redirectRefused(from: currentURL, to: redirect.url ?? currentURL, reason: reason)
+            refusal = FetchError.redirectRefused(from: currentURL, to: redirect.url ?? currentURL, reason: reason)
+                .refusing(status: response.statusCode)
             return nil
         }
     }

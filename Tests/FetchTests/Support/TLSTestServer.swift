@@ -5,6 +5,10 @@
     /// whole test process; it exits when this process ends.
     final class TLSTestServer: Sendable {
         static let shared = Result { try TLSTestServer() }
+        /// One that waits ``handshakeDelay`` after accepting a connection before it reads the TLS handshake.
+        static let slowHandshake = Result { try TLSTestServer(handshakeDelay: handshakeDelay) }
+        /// The wait of ``slowHandshake``, in seconds.
+        static let handshakeDelay: TimeInterval = 0.3
 
         /// `https://127.0.0.1:<port>`.
         let baseURL: URL
@@ -16,10 +20,11 @@
             try shared.get()
         }
 
-        private init() throws {
+        private init(handshakeDelay: TimeInterval? = nil) throws {
             let certificate = try TestCertificate.shared.get()
+            let delay = handshakeDelay.map { [String(Int(($0 * 1000).rounded()))] } ?? []
             server = try PythonServerProcess(
-                script: "tls_server.py", arguments: [certificate.certificate.path, certificate.key.path])
+                script: "tls_server.py", arguments: [certificate.certificate.path, certificate.key.path] + delay)
             guard let baseURL = URL(string: "https://127.0.0.1:\(server.port)") else {
                 throw TestServerError("no URL for the TLS server's port \(server.port)")
             }

@@ -3,17 +3,26 @@ import Foundation
 /// What one attempt of a call measured on the network: where its time went, how many bytes crossed, which HTTP
 /// version was spoken over which connection, and the redirects it followed.
 ///
-/// Every attempt that reaches a transport has metrics: a data call, a stream, a download or upload, and a
-/// WebSocket's opening handshake. Read them from ``Response/metrics`` or from the `attemptFinished` event
+/// Every attempt that reaches one of Fetch's transports has metrics: a data call, a stream, a download or upload,
+/// and a WebSocket's opening handshake (but on Apple platforms, below). Read them from ``Response/metrics`` or from the `attemptFinished` event
 /// (``FetchEvent/metrics``). A field the transport cannot know is `nil`, never made up:
 ///
 /// | field | ``CurlTransport`` | `URLSession`, Apple platforms | `URLSession`, Linux |
 /// |---|---|---|---|
 /// | ``start``, ``timeToFirstByte``, ``duration`` | ✓ | ✓ | ✓ (measured by Fetch) |
 /// | ``domainLookup``, ``connect``, ``secureConnection`` | ✓ | ✓ | `nil` |
-/// | ``isReusedConnection``, ``httpVersion``, ``remoteAddress`` | ✓ | ✓ | `nil` |
-/// | request and response bytes | ✓ | ✓ | bodies only |
+/// | ``isReusedConnection``, ``httpVersion``, ``remoteAddress``, ``remotePort`` | ✓ | ✓ | `nil` |
+/// | ``requestHeaderBytes``, ``responseHeaderBytes``, ``responseBodyBytes`` | ✓ | ✓ | `nil` |
+/// | ``requestBodyBytes`` | ✓ | ✓ | the body Fetch hands over |
+/// | ``responseBodyDecodedBytes`` | ✓ | ✓ | ✓ |
 /// | ``redirects`` | ✓ | ✓ | ✓ |
+///
+/// A WebSocket's opening handshake goes through libcurl on Linux, whichever the transport: its metrics are
+/// libcurl's connection phases and address, with the time to the `101` head as Fetch measured it; on Apple platforms
+/// `URLSessionWebSocketTask` measures nothing, and its handshake has no metrics. The head of a stream (a streamed
+/// body, a download) carries metrics as they stand when it arrives: no ``duration`` and no body bytes yet, and on
+/// Apple platforms only what Fetch measures itself (as on Linux), since `URLSessionTaskMetrics` arrive when the
+/// task completes.
 ///
 /// A phase that did not happen (no lookup, connect or TLS handshake on a reused connection) is `nil` too.
 /// Durations are in seconds; the phases are measured from ``start`` in the order DNS, connect, TLS, then the first
@@ -81,5 +90,58 @@ public struct AttemptMetrics: Sendable, Hashable {
         self.start = start
         self.duration = duration
         redirects = []
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension AttemptMetrics: CustomStringConvertible {
+    /// One line for a log, with only what is known:
+    /// `HTTP/1.1 127.0.0.1:8080 reused, dns 1.2 ms, connect 0.3 ms, tls 4.1 ms, first byte 210 ms, total 212 ms, 40 B`.
+    public var description: String {
+        var place: [String] = []
+        if let httpVersion {
+            place.append(httpVersion)
+        }
+        if let remoteAddress {
+            let host = remoteAddress.contains(":") ? "[\(remoteAddress)]" : remoteAddress
+            place.append(remotePort.map { "\(host):\($0)" } ?? host)
+        }
+        if let isReusedConnection {
+            place.append(isReusedConnection ? "reused" : "new connection")
+        }
+        var parts: [String] = []
+        if !place.isEmpty {
+            parts.append(place.joined(separator: " "))
+        }
+        let phases: [(String, TimeInterval?)] = [
+            ("dns", domainLookup), ("connect", connect), ("tls", secureConnection), ("first byte", timeToFirstByte),
+            ("total", duration),
+        ]
+        for case (let name, let seconds?) in phases {
+            parts.append("\(name) \(Self.format(seconds))")
+        }
+        if let bytes = responseBodyDecodedBytes ?? responseBodyBytes {
+            parts.append("\(bytes) B")
+        }
+        if !redirects.isEmpty {
+            parts.append(redirects.count == 1 ? "1 redirect" : "\(redirects.count) redirects")
+        }
+        return parts.isEmpty ? "no metrics" : parts.joined(separator: ", ")
+    }
+
+    /// `seconds` in milliseconds below 10 s, with one decimal below 100 ms: `1.2 ms`, `210 ms`, `12.30 s`.
+    private static func format(_ seconds: TimeInterval) -> String {
+        guard seconds.isFinite else {
+            return "? ms"
+        }
+        let milliseconds = seconds * 1000
+        if milliseconds < 100 {
+            return String(format: "%.1f ms", milliseconds)
+        }
+        if seconds < 10 {
+            return String(format: "%.0f ms", milliseconds)
+        }
+        return String(format: "%.2f s", seconds)
     }
 }

@@ -18,6 +18,8 @@
         package let httpVersion: String
         /// The header fields in the order received, names as sent, repeated fields apart.
         package let headers: HeaderFields
+        /// What libcurl measured of the transfer, as far as it went when the head was taken.
+        package var metrics: AttemptMetrics?
 
         /// The head as an `HTTPURLResponse`, whose dictionary joins a repeated field's values with `, `.
         package var httpResponse: HTTPURLResponse? {

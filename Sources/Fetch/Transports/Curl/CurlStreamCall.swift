@@ -26,6 +26,8 @@
             var hops = 0
             var hop: (any CancellableCall)?
             var isCancelled = false
+            /// The redirects followed so far, and when the first hop started.
+            var followed = FollowedRedirects()
         }
 
         private let curl: CurlTransport
@@ -149,6 +151,9 @@
                 let redirecting = head.httpResponse
             {
                 if let followed = state.tracker.next(after: redirecting, redirect: redirect, policy: policy) {
+                    if let target = followed.url {
+                        state.followed.note(head, to: target)
+                    }
                     return .follow(followed, abandoning: state.hop)
                 }
                 if let refusal = state.tracker.refusal {
@@ -160,8 +165,9 @@
             let buffer = ChunkBuffer(limit: maximumBufferSize, backpressure: .spillToDisk, control: control)
             state.phase = .streaming(buffer)
             // Built from the head itself, not an `HTTPURLResponse`, whose dictionary would join repeated fields.
-            let response = Response(
+            var response = Response(
                 status: head.statusCode, headers: head.headers, data: nil, originalRequest: request, url: head.url)
+            response.metrics = state.followed.measure(head).metrics
             return .open(ResponseStream(response: response, buffer: buffer))
         }
     }

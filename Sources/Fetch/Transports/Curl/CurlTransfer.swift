@@ -38,6 +38,8 @@
         private var wasResent = false
         /// When the transfer was first added, from which a resend's timeout counts.
         private let started = ContinuousClock.now
+        /// When the transfer's request was (last) handed to libcurl: its metrics' start.
+        private var sentAt = (date: Date(), instant: ContinuousClock.now)
 
         init(call: CurlCall, job: CurlJob, easy: CurlEasy) {
             self.call = call
@@ -263,7 +265,7 @@
             }
             // The blank line that ends the final head: a streamed exchange delivers the head now.
             if progress == .finalHeadEnded, case .stream(let receive) = job.delivery, !isHeadDelivered,
-                let response = makeHead()
+                let response = makeHead(bodyBytes: nil)
             {
                 isHeadDelivered = true
                 receive(.response(response))
@@ -361,6 +363,7 @@
                 _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(left))
             }
             wasResent = true
+            sentAt = (Date(), ContinuousClock.now)
             head = ResponseHeadParser()
             return true
         }
@@ -386,7 +389,8 @@
                 return .failure(Self.badServerResponse(refusal, url: url))
             }
             guard code == CFCURLE_OK else {
-                let declared = makeHead()?.headers["Content-Length"].flatMap(WireNumber.contentLength)
+                let declared = makeHead(measured: false, bodyBytes: nil)?.headers["Content-Length"].flatMap(
+                    WireNumber.contentLength)
                 return .failure(
                     CurlFailure.error(
                         for: code, detail: easy.errorMessage, url: url, received: (bodyBytesReceived, declared)))
@@ -396,7 +400,7 @@
             guard head.isComplete else {
                 return .failure(Self.badServerResponse(ResponseHeadParser.Failure.headCutShort.description, url: url))
             }
-            guard let head = makeHead() else {
+            guard let head = makeHead(bodyBytes: bodyBytesReceived) else {
                 return .failure(FetchError.notHTTPResponse())
             }
             return .success((head, body))
@@ -450,13 +454,21 @@
             return FetchError.transport(URLError(.badServerResponse, userInfo: userInfo))
         }
 
-        private func makeHead() -> CurlHead? {
+        /// The head, without metrics when `measured` is `false`; with what libcurl measured otherwise, and the
+        /// whole decoded body's `bodyBytes` when it has arrived (`nil` for a head whose body is still to come).
+        private func makeHead(measured: Bool = true, bodyBytes: Int?) -> CurlHead? {
             guard let url = job.request.url, head.statusCode > 0 else {
                 return nil
             }
-            return CurlHead(
+            var made = CurlHead(
                 url: url, statusCode: head.statusCode, httpVersion: head.httpVersion,
                 headers: HeaderFields(head.fieldLines))
+            if measured {
+                made.metrics = CurlMetrics.read(
+                    easy, start: sentAt.date, elapsed: (ContinuousClock.now - sentAt.instant).seconds,
+                    bodyBytes: bodyBytes)
+            }
+            return made
         }
 
         /// Frees the header list and closes the body stream. Called once, when the transfer leaves the multi handle.

@@ -65,6 +65,32 @@
         }
     }
 
+    /// The redirects an attempt followed, hop by hop, and when its first hop started: what the last head's metrics
+    /// carry (see ``AttemptMetrics/following(_:since:)``).
+    struct FollowedRedirects {
+        private var hops: [AttemptMetrics.Redirect] = []
+        private var start: Date?
+
+        /// Notes that `head`, the answer of a hop, was followed to `target`.
+        mutating func note(_ head: CurlHead, to target: URL) {
+            if start == nil {
+                start = head.metrics?.start
+            }
+            hops.append(AttemptMetrics.Redirect(url: head.url, status: head.statusCode, location: target))
+        }
+
+        /// `head`, the last of the attempt, with metrics that cover every hop.
+        func measure(_ head: CurlHead) -> CurlHead {
+            guard let start, var measured = head.metrics else {
+                return head
+            }
+            measured = measured.following(hops, since: start)
+            var head = head
+            head.metrics = measured
+            return head
+        }
+    }
+
     /// A request and its redirects, as one cancellable call: it sends each hop through the transport and asks the
     /// policy, through a ``RedirectTracker``, whether to follow the next.
     final class CurlRedirectingCall: CancellableCall {
@@ -72,6 +98,8 @@
             var tracker: RedirectTracker
             var hop: (any CancellableCall)?
             var isCancelled = false
+            /// The redirects followed so far, and when the first hop started.
+            var followed = FollowedRedirects()
         }
 
         private let transport: CurlTransport
@@ -139,25 +167,28 @@
 
         private func arrived(_ result: Result<(CurlHead, Data), any Error>, for request: URLRequest) {
             // Most answers are not redirects: their headers are not searched for a Location.
-            guard case .success(let (head, _)) = result, Self.redirectStatuses.contains(head.statusCode),
+            guard case .success(let (head, body)) = result, Self.redirectStatuses.contains(head.statusCode),
                 let next = Self.redirect(
                     of: request, status: head.statusCode, location: head.headers["Location"], url: head.url),
                 let response = head.httpResponse
             else {
-                completion(result)
+                completion(result.map { head, body in (state.withLock { $0.followed.measure(head) }, body) })
                 return
             }
-            let decision = state.withLock { state -> (URLRequest?, FetchError?) in
+            let decision = state.withLock { state -> (URLRequest?, FetchError?, CurlHead) in
                 let followed = state.tracker.next(after: response, redirect: next, policy: policy)
-                return (followed, state.tracker.refusal)
+                if let target = followed?.url {
+                    state.followed.note(head, to: target)
+                }
+                return (followed, state.tracker.refusal, state.followed.measure(head))
             }
             switch decision {
-            case (let followed?, _):
+            case (let followed?, _, _):
                 send(followed)
-            case (nil, let refusal?):
+            case (nil, let refusal?, _):
                 completion(.failure(refusal))
-            case (nil, nil):
-                completion(result)
+            case (nil, nil, let measured):
+                completion(.success((measured, body)))
             }
         }
 

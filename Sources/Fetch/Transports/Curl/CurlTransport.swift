@@ -34,7 +34,7 @@
     ///
     /// Releasing the transport (once no session, pipeline or call uses it) cancels the requests still in flight and
     /// stops its thread.
-    public final class CurlTransport: RestrictedThreadTransport, CancellingTransport {
+    public final class CurlTransport: RestrictedThreadTransport, CancellingTransport, RedirectFollowing {
         /// How long the server may send nothing to a request that sets no ``Request/timeout``, in seconds:
         /// `URLSession`'s default `timeoutIntervalForRequest`, with its meaning (an idle timeout, not a deadline).
         package static let defaultTimeout: TimeInterval = 60
@@ -42,7 +42,7 @@
         /// The settings the transport was created with.
         package let options: Options
         /// How redirects are followed, hop by hop.
-        let redirectPolicy: RedirectPolicy
+        package let redirectPolicy: RedirectPolicy
         /// The most bytes of a body read into memory, unless the request sets its own.
         let maximumResponseSize: Int
         /// How long the server may send nothing to a request that sets no ``Request/timeout``, in seconds.
@@ -126,9 +126,10 @@
             ) { result in
                 switch result {
                 case .success(let (head, data)):
-                    let response = Response(
+                    var response = Response(
                         status: head.statusCode, headers: head.headers, data: data, originalRequest: request,
                         url: head.url)
+                    response.metrics = head.metrics
                     completion(.success(response))
                 case .failure(let error):
                     completion(.failure(Self.naming(error, request, timeout: timeout)))

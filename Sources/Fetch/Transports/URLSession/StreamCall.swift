@@ -24,6 +24,8 @@ final class StreamCall: CancellableCall, Sendable {
     private struct State {
         var phase = Phase.created
         var redirects: RedirectTracker
+        /// What Fetch measures of the attempt itself, which the head carries.
+        var measured = MeasuredAttempt()
     }
 
     private let task: URLSessionTask
@@ -47,6 +49,7 @@ final class StreamCall: CancellableCall, Sendable {
                 return false
             }
             state.phase = .opening(completion)
+            state.measured.begin()
             return true
         }
         if !started {
@@ -109,7 +112,9 @@ final class StreamCall: CancellableCall, Sendable {
             }
             let buffer = ChunkBuffer(limit: maximumBufferSize, control: control())
             state.phase = .streaming(buffer)
-            let response = Response(httpResponse: httpResponse, data: nil, originalRequest: request)
+            var response = Response(httpResponse: httpResponse, data: nil, originalRequest: request)
+            state.measured.noteHead()
+            response.metrics = state.measured.metrics(isComplete: false)
             return .open(completion, ResponseStream(response: response, buffer: buffer))
         }
         switch outcome {
@@ -169,7 +174,13 @@ final class StreamCall: CancellableCall, Sendable {
 
     /// The request to follow a redirect with under `policy`, or `nil` to stop there.
     func redirect(after response: HTTPURLResponse, to request: URLRequest, policy: RedirectPolicy) -> URLRequest? {
-        state.withLock { $0.redirects.next(after: response, redirect: request, policy: policy) }
+        state.withLock { state in
+            let next = state.redirects.next(after: response, redirect: request, policy: policy)
+            if let next {
+                state.measured.noteRedirect(response, to: next.url, from: self.request.url)
+            }
+            return next
+        }
     }
 
     private func control() -> ChunkBuffer.Control {

@@ -26,7 +26,7 @@ import Foundation
 /// A `URLRequest` holds one value per field name, so the values of a field a request sends more than once are
 /// combined in order, as RFC 9110 §5.3 allows: joined with `, `, and `Cookie`'s with `; ` (RFC 6265 §5.4). Field
 /// names and the order of different names are Foundation's. ``CurlTransport`` sends them apart, in order.
-public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport {
+public struct URLSessionTransport: RestrictedThreadTransport, CancellingTransport, RedirectFollowing {
     /// The `URLSession` that sends the requests.
     package let urlSession: URLSession
     let defaultTimeout: TimeInterval
@@ -35,6 +35,8 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
     private let tasks: TaskDelegate
     /// The most bytes of a body read into memory, unless the request sets its own.
     private let maximumResponseSize: Int
+    /// How redirects are followed.
+    package var redirectPolicy: RedirectPolicy { tasks.redirectPolicy }
     /// Whether the `URLSession` calls its completion handlers inline, on swift-corelibs-foundation's own serial queue
     /// (an ``InlineDelegateQueue``), where middlewares must not run.
     package let sendsCompleteOnRestrictedThread: Bool
@@ -343,6 +345,7 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
             // stay silent. swift-corelibs-foundation truncates it to whole seconds (0.5 s would time out at once).
             urlRequest.timeoutInterval = timeout.rounded(.up)
         }
+        let requestBodyBytes = MeasuredAttempt.bodyBytes(of: urlRequest)
         let answered: TaskCall.Answered = { data, urlResponse, error in
             // Whoever ends the call first reports it: here the answer, unless a cancel or the timeout came first.
             guard let ending = call.finish() else {
@@ -353,7 +356,15 @@ public struct URLSessionTransport: RestrictedThreadTransport, CancellingTranspor
                     .failure(refusal.naming(request))
                 } else {
                     Exchange.response(
-                        for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout)
+                        for: request, data: data, urlResponse: urlResponse, error: error, timeout: timeout
+                    ).map { response in
+                        var response = response
+                        var metrics = ending.metrics
+                        metrics.requestBodyBytes = metrics.requestBodyBytes ?? requestBodyBytes
+                        metrics.responseBodyDecodedBytes = data?.count ?? 0
+                        response.metrics = metrics
+                        return response
+                    }
                 }
             // The caller gets the answer first; unregistering the call is not on its way.
             defer { ending.release() }
@@ -489,6 +500,10 @@ struct TaskCall: CancellableCall {
         /// The head of a response whose body is whole once `length` bytes have arrived, so that the call can be
         /// answered then (see ``TaskCall/receive(head:)``).
         var knownLength: (head: HTTPURLResponse, length: Int)?
+        /// What Fetch measures of the attempt itself.
+        var measured = MeasuredAttempt()
+        /// What the platform collected of the task (`URLSessionTaskMetrics`, Apple platforms only).
+        var collected: AttemptMetrics?
 
         /// Lets go of what reports the answer, once the call has ended: `answered` keeps the call itself (and the
         /// caller's completion), so a call that a cancel or the timeout ended would otherwise never be freed.
@@ -517,6 +532,8 @@ struct TaskCall: CancellableCall {
     struct Ending {
         /// Why the last redirect was refused, if it was: the call fails with this error rather than the 3xx response.
         let redirectRefusal: FetchError?
+        /// What the attempt measured: the platform's metrics when it collected them, Fetch's own otherwise.
+        let metrics: AttemptMetrics
         fileprivate let task: URLSessionTask
         fileprivate let timer: (any DispatchSourceTimer)?
         fileprivate let registry: CallRegistry
@@ -565,15 +582,31 @@ struct TaskCall: CancellableCall {
     /// bookkeeping, about 30 µs later on swift-corelibs-foundation; the caller parses meanwhile. Only a 2xx with a
     /// `Content-Length`, unencoded and not chunked, qualifies: `URLSession` decodes a compressed body (so its length
     /// is not the header's), may answer a 401 again with stored credentials, and follows 3xx itself.
+    ///
+    /// On Apple platforms the call waits for the task to complete instead, so that the `URLSessionTaskMetrics`
+    /// that arrive just before are the response's.
     func receive(head response: URLResponse) {
-        guard let head = response as? HTTPURLResponse, (200..<300).contains(head.statusCode),
-            head.expectedContentLength > 0, head.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
-            Self.isIdentity(head.value(forHTTPHeaderField: "Content-Encoding"))
-        else {
-            return
-        }
-        let length = Int(head.expectedContentLength)
-        state.withLock { $0.knownLength = (head, length) }
+        #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
+            guard let head = response as? HTTPURLResponse, (200..<300).contains(head.statusCode),
+                head.expectedContentLength > 0, head.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
+                Self.isIdentity(head.value(forHTTPHeaderField: "Content-Encoding"))
+            else {
+                state.withLock { $0.measured.noteHead() }
+                return
+            }
+            let length = Int(head.expectedContentLength)
+            state.withLock { state in
+                state.measured.noteHead()
+                state.knownLength = (head, length)
+            }
+        #else
+            state.withLock { $0.measured.noteHead() }
+        #endif
+    }
+
+    /// Keeps the metrics the platform collected of the task, which the response then carries.
+    func collect(_ metrics: AttemptMetrics) {
+        state.withLock { $0.collected = metrics }
     }
 
     private static func isIdentity(_ contentEncoding: String?) -> Bool {
@@ -663,6 +696,7 @@ struct TaskCall: CancellableCall {
             switch state.phase {
             case .created:
                 state.phase = .running(task, report: report)
+                state.measured.begin()
                 return nil
             case .endedEarly(let error):
                 state.phase = .finished
@@ -705,7 +739,13 @@ struct TaskCall: CancellableCall {
             state.phase = .finished
             defer { state.forgetAnswer() }
             return Ending(
-                redirectRefusal: state.redirects.refusal, task: task, timer: state.timer, registry: registry)
+                redirectRefusal: state.redirects.refusal,
+                metrics: state.collected.map { collected in
+                    var collected = collected
+                    collected.redirects = state.measured.redirects
+                    return collected
+                } ?? state.measured.metrics(isComplete: true), task: task, timer: state.timer,
+                registry: registry)
         }
     }
 
@@ -753,7 +793,13 @@ struct TaskCall: CancellableCall {
 
     /// The request to follow a redirect with under `policy`, or `nil` to stop there.
     func redirect(after response: HTTPURLResponse, to request: URLRequest, policy: RedirectPolicy) -> URLRequest? {
-        state.withLock { $0.redirects.next(after: response, redirect: request, policy: policy) }
+        state.withLock { state in
+            let next = state.redirects.next(after: response, redirect: request, policy: policy)
+            if let next {
+                state.measured.noteRedirect(response, to: next.url, from: self.request.url)
+            }
+            return next
+        }
     }
 }
 
@@ -872,6 +918,16 @@ final class TaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         calls.call(for: task)?.complete(response: task.response, error: error)
     }
+
+    #if !canImport(FoundationNetworking) || FETCH_APPLE_BRANCHES
+        /// Keeps what the platform measured of the task, which arrives before it completes (Apple platforms;
+        /// swift-corelibs-foundation never calls it).
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics
+        ) {
+            calls.call(for: task)?.collect(AttemptMetrics(collected: metrics))
+        }
+    #endif
 
     #if canImport(FoundationNetworking) && !FETCH_APPLE_BRANCHES
         /// Answers a `401` whose `WWW-Authenticate` swift-corelibs-foundation could read, which it raises as a

@@ -194,6 +194,7 @@
                 }
                 let connectTimeout =
                     timeout > 0 ? Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18 : 0
+                let started = (date: Date(), instant: ContinuousClock.now)
                 let socket = try connect(easy, urlRequest, options: options, timeout: connectTimeout)
                 let key = WebSocketHandshake.makeKey()
                 let head: Data
@@ -210,14 +211,17 @@
                 guard let status = reply.status else {
                     throw Stop.failed(Self.transportError(.badServerResponse, "no response head", request: request))
                 }
+                var metrics = Self.metrics(of: easy, started: started, requestHeaderBytes: head.count)
                 let url = urlRequest.url ?? request.url
                 guard status == 101 else {
                     readBody(&reply, easy: easy, socket: socket, deadline: deadline)
-                    complete(
-                        .success(
-                            Response(
-                                status: status, headers: reply.headers, data: reply.body, originalRequest: request,
-                                url: url)))
+                    var refusal = Response(
+                        status: status, headers: reply.headers, data: reply.body, originalRequest: request, url: url)
+                    metrics.duration = AttemptMetrics.seconds(from: started.instant, to: .now)
+                    metrics.responseBodyBytes = reply.body.count
+                    metrics.responseBodyDecodedBytes = reply.body.count
+                    refusal.metrics = metrics
+                    complete(.success(refusal))
                     return
                 }
                 if let problem = WebSocketHandshake.problem(
@@ -236,9 +240,10 @@
                     request: request, easy: easy, socket: socket, maximumMessageSize: maximumMessageSize,
                     bytesAfterHead: reply.bytesAfterHead)
                 let channel = CurlWebSocketChannel(handover, loop: loop)
-                let response = Response(
+                var response = Response(
                     status: status, headers: reply.headers, originalRequest: request, url: url,
                     webSocketChannel: channel)
+                response.metrics = metrics
                 if !complete(.success(response)) {
                     channel.cancel()  // cancelled in the meantime: nobody will use it
                 }
@@ -252,6 +257,24 @@
                     complete(.failure(error))
                 }
             }
+        }
+
+        /// The metrics of a handshake that started at `started` and whose response head has just arrived: the
+        /// connection's phases as libcurl measured them, the time to the head as Fetch did (it is the whole answer
+        /// of a `101`), and the opening request's `requestHeaderBytes`.
+        private static func metrics(
+            of easy: CurlEasy, started: (date: Date, instant: ContinuousClock.Instant), requestHeaderBytes: Int
+        ) -> AttemptMetrics {
+            let elapsed = AttemptMetrics.seconds(from: started.instant, to: .now)
+            var metrics = CurlMetrics.read(easy, start: started.date, elapsed: elapsed ?? 0, bodyBytes: nil)
+            metrics.timeToFirstByte = elapsed
+            metrics.duration = elapsed
+            // Fetch wrote the request and read the answer itself: libcurl counted neither.
+            metrics.httpVersion = "HTTP/1.1"
+            metrics.requestHeaderBytes = requestHeaderBytes
+            metrics.requestBodyBytes = 0
+            metrics.responseHeaderBytes = nil
+            return metrics
         }
 
         /// Connects with libcurl (TCP, TLS, a proxy's tunnel) and returns the socket.

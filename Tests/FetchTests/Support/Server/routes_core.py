@@ -113,3 +113,9 @@ def repeated_headers(exchange, match):
     exchange.send_header("Link", "</two>; rel=last")
     exchange.end_headers()
     exchange.wfile.write(body)
+
+
+@route(r"/closing(/.*)?")
+def closing(exchange, match):
+    """Answers and closes the connection (Connection: close), so that no call can reuse it."""
+    exchange.send_json(200, {"closing": True}, headers={"Connection": "close"})

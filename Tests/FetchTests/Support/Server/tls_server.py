@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A loopback HTTPS server for the libcurl transport's TLS tests: python3 tls_server.py CERT KEY.
+"""A loopback HTTPS server for the libcurl transport's TLS tests: python3 tls_server.py CERT KEY [DELAY_MS].
 
-It serves the certificate CERT (with its key KEY) on 127.0.0.1 on a free port, prints
+With DELAY_MS, it waits that long after accepting each connection before it reads the client's TLS handshake. It serves the certificate CERT (with its key KEY) on 127.0.0.1 on a free port, prints
 "PORT <n>" on its first line, answers every GET with {"tls": true, "path": ...}, and exits as soon as its standard
 input closes. Standard library only.
 """
@@ -11,6 +11,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -36,12 +37,32 @@ class Server(ThreadingHTTPServer):
         pass  # failed handshakes are what some tests expect
 
 
+class SlowHandshakeServer(Server):
+    """Accepts plain connections and does each TLS handshake in the connection's own thread, after a delay."""
+
+    context = None
+    delay = 0.0
+
+    def finish_request(self, request, client_address):
+        time.sleep(self.delay)
+        tls = self.context.wrap_socket(request, server_side=True)
+        try:
+            self.RequestHandlerClass(tls, client_address, self)
+        finally:
+            tls.close()
+
+
 def main():
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(sys.argv[1], sys.argv[2])
     threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
-    server = Server(("127.0.0.1", 0), Handler)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    if len(sys.argv) > 3:
+        server = SlowHandshakeServer(("127.0.0.1", 0), Handler)
+        server.context = context
+        server.delay = int(sys.argv[3]) / 1000
+    else:
+        server = Server(("127.0.0.1", 0), Handler)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(f"PORT {server.server_address[1]}", flush=True)
     server.serve_forever()
 
