@@ -72,6 +72,9 @@ struct FetchBench {
         if options.runs("websocket") {
             webSocketRows(into: &table, options: options)
         }
+        if options.runs("observing") {
+            observingRows(into: &table, options: options, server: server)
+        }
         let seconds = Double(now() - start) / 1e9
         print(table.render(title: options.title, footer: String(format: "%.1f s", seconds), judged: !options.quick))
         // Timing targets are read from the table, not enforced by the exit status: on a busy machine they are noisy.

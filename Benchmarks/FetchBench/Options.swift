@@ -11,7 +11,7 @@ struct Options {
     /// The groups of rows, in the order they run.
     static let allGroups = [
         "throughput", "shared", "overhead", "parse", "callback-queue", "pipeline", "deduplication", "cache", "resume",
-        "streaming", "curl", "scale", "websocket",
+        "streaming", "curl", "scale", "websocket", "observing",
     ]
 
     init(_ arguments: ArraySlice<String>) {

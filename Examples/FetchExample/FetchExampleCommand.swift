@@ -30,6 +30,7 @@ struct FetchExampleCommand {
     ) async -> Int32 {
         let configuration: Configuration
         let harFile: URL?
+        let verbose: Bool
         do {
             let options = try Options(arguments: arguments)
             if options.help {
@@ -39,6 +40,7 @@ struct FetchExampleCommand {
             let file = options.configurationFile ?? ExampleFiles.configuration
             configuration = try Configuration.load(from: file).overridden(by: options)
             harFile = options.harFile
+            verbose = options.verbose
         } catch {
             errors("fetch-example: \(error)\nRun fetch-example --help for the flags.")
             return 64
@@ -104,7 +106,7 @@ struct FetchExampleCommand {
             baseURL: baseURL,
             performer: performer,
             maxPOExpense: configuration.maxPOExpense,
-            onEvent: configuration.debug ? debugLog(to: errors) : nil
+            onEvent: observer(debug: configuration.debug, verbose: verbose, to: errors)
         )
         let transcript = Transcript(write: output)
         let flow = DemoFlow(
@@ -127,6 +129,33 @@ struct FetchExampleCommand {
         }
         output("Done: all \(transcript.stepCount) steps went as expected.")
         return 0
+    }
+
+    /// What `--debug` and `--verbose` do with the API's events, or `nil` when neither is on.
+    private static func observer(
+        debug: Bool, verbose: Bool, to errors: @escaping @Sendable (String) -> Void
+    ) -> (@Sendable (FetchEvent) -> Void)? {
+        switch (debug, verbose) {
+        case (false, false): nil
+        case (true, false): debugLog(to: errors)
+        case (false, true): verboseLog(to: errors)
+        case (true, true):
+            { [debugLog = debugLog(to: errors), verboseLog = verboseLog(to: errors)] event in
+                debugLog(event)
+                verboseLog(event)
+            }
+        }
+    }
+
+    /// What `--verbose` does with the API's events: one line per exchange with the server, with where its time
+    /// went and its trace (see ``VerboseLine``).
+    private static func verboseLog(to errors: @escaping @Sendable (String) -> Void) -> @Sendable (FetchEvent) -> Void {
+        { event in
+            guard event.name == .attemptFinished else {
+                return
+            }
+            errors(VerboseLine(event).description)
+        }
     }
 
     /// What `--debug` does with the API's events: one line per exchange with the server, such as

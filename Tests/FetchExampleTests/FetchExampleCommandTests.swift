@@ -121,6 +121,28 @@ import Testing
         )
     }
 
+    @Test func verbosePrintsEachExchangeWithItsPhasesAndTrace() async throws {
+        let output = Captured<String>()
+        let errors = Captured<String>()
+        let status = await FetchExampleCommand.run(
+            arguments: ["--verbose"], output: output.capture, errors: errors.capture)
+        #expect(status == 0, "the flow's output:\n\(output.values.joined(separator: "\n"))")
+        let lines = errors.values.filter { $0.contains(", attempt ") }
+        // 11 calls, the notifications stream's two connections and the live desk's handshake, one line each.
+        #expect(lines.count == 14, "\(lines)")
+        let shape =
+            #/^(GET|POST|PUT|PATCH|DELETE) \S+ (→ \d{3}|failed: .+), attempt \d+: [^;]+(; trace [0-9a-f]{32} span [0-9a-f]{16})?$/#
+        for line in lines {
+            #expect(line.wholeMatch(of: shape) != nil, "not the verbose line's shape: \(line)")
+        }
+        // Calls after the login go through `.traceContext()`: each in a trace of its own.
+        let employees = lines.filter { $0.contains("/api/employees ") }
+        try #require(!employees.isEmpty)
+        #expect(employees.allSatisfy { $0.contains("; trace ") })
+        let traces = Set(lines.compactMap { $0.firstMatch(of: #/trace ([0-9a-f]{32})/#)?.1 })
+        #expect(traces.count >= 10)
+    }
+
     @Test func anUnreachableServerFailsWithAClearMessage() async throws {
         let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--server", "http://127.0.0.1:1/"])
         #expect(run.status == 1)
@@ -134,7 +156,8 @@ import Testing
         let run = try await ChildProcess.run(BuiltProducts.fetchExample(), ["--help"])
         #expect(run.status == 0)
         for flag in [
-            "--server <url>", "--embedded", "--config <file>", "--max-po-expense", "--debug", "--har <file>",
+            "--server <url>", "--embedded", "--config <file>", "--max-po-expense", "--debug", "--verbose",
+            "--har <file>",
             "demo_server.py",
         ] {
             #expect(run.output.contains(flag), "--help does not mention \(flag)")

@@ -7,20 +7,20 @@ import Testing
     @Test func readsEveryFlag() throws {
         let options = try Options(arguments: [
             "--server", "http://127.0.0.1:8080/", "--config", "/tmp/c.json", "--username", "grace", "--password", "p",
-            "--max-po-expense", "249.90", "--timeout", "2.5", "--debug", "--har", "/tmp/run.har",
+            "--max-po-expense", "249.90", "--timeout", "2.5", "--debug", "--har", "/tmp/run.har", "--verbose",
         ])
         #expect(options.server?.absoluteString == "http://127.0.0.1:8080/")
         #expect(options.configurationFile?.path == "/tmp/c.json")
         #expect(options.username == "grace" && options.password == "p")
         #expect(options.maxPOExpense == Money(cents: 24_990) && options.timeout == 2.5 && options.debug == true)
-        #expect(options.harFile?.path == "/tmp/run.har")
+        #expect(options.harFile?.path == "/tmp/run.har" && options.verbose)
     }
 
     @Test func noFlagsOverrideNothing() throws {
         let options = try Options(arguments: [])
         #expect(options.server == nil && options.configurationFile == nil && !options.embedded && !options.help)
         #expect(options.username == nil && options.password == nil && options.maxPOExpense == nil)
-        #expect(options.timeout == nil && options.debug == nil && options.harFile == nil)
+        #expect(options.timeout == nil && options.debug == nil && options.harFile == nil && !options.verbose)
     }
 
     @Test(arguments: [

@@ -11,8 +11,9 @@ import Foundation
 /// - every other call goes through `.authenticate(with:)`, which sends `Authorization: Bearer <token>` with the
 ///   token of the latest login and, when the server turns that token down (401), logs in again with the same
 ///   credentials and replays the call once;
-/// - and through `.retry()`, which tries a `GET` again after a connection failure, a timeout or a 408, 429, 502,
-///   503 or 504. A `POST` is never sent twice: the default `RetryPolicy` retries only idempotent methods.
+/// - through `.retry()`, which tries a `GET` again after a connection failure, a timeout or a 408, 429, 502,
+///   503 or 504. A `POST` is never sent twice: the default `RetryPolicy` retries only idempotent methods;
+/// - and through `.traceContext()`, which sends W3C Trace Context: one trace per call, a span per attempt.
 ///
 /// The pipeline underneath completes each call once, on the callback queue of the `Session` at the bottom, whatever
 /// the stack; over the FetchTesting doubles, before the call returns.
@@ -78,7 +79,10 @@ final class API: Sendable {
         self.baseURL = baseURL
         self.maxPOExpense = maxPOExpense
         self.unauthenticated = unauthenticated
+        // Outermost, the trace: every attempt of a call (a retry, the replay after a new login) sends a W3C
+        // `traceparent` in the call's trace, with a span of its own, and the call's events carry both.
         self.authenticated = unauthenticated.with(
+            .traceContext(),
             .retry(retryPolicy, scheduler: scheduler),
             .authenticate(with: LoginAuthenticator(tokens: tokens)))
         self.tokens = tokens

@@ -10,6 +10,8 @@ struct Options: Equatable {
     var maxPOExpense: Money?
     var timeout: TimeInterval?
     var debug: Bool?
+    /// Whether `--verbose` prints each exchange with the server with its phases.
+    var verbose = false
     /// The HAR file `--har` records the run into, or `nil` to record nothing.
     var harFile: URL?
     var help = false
@@ -39,6 +41,9 @@ struct Options: Equatable {
                                   refused before sending (default: the configuration's "maxPOExpense").
           --timeout <seconds>     How long to wait for each answer (default: the configuration's "timeout").
           --debug                 Log each request and its outcome to standard error.
+          --verbose               Print each exchange with the server to standard error, one line each: its
+                                  outcome, the attempt, where its time went (DNS, connect, TLS, first and last
+                                  byte, as far as the transport can tell), and its W3C trace and span ids.
           --har <file>            Record every exchange with the server into a HAR 1.2 file (added to the file
                                   when it is one already), with Authorization and cookies written as REDACTED.
                                   Browsers' developer tools open it (Network panel, import HAR), and tests replay
@@ -59,6 +64,8 @@ struct Options: Equatable {
                 help = true
             case "--debug":
                 debug = true
+            case "--verbose":
+                verbose = true
             case "--embedded":
                 embedded = true
             case "--har":

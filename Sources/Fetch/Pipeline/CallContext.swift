@@ -239,6 +239,8 @@ package final class EventObservers: @unchecked Sendable {
         var attempts = 0
         /// What was announced before anyone observed, for each observer added later.
         var announced: [FetchEvent] = []
+        /// The trace the call continues, once a ``TraceContextMiddleware`` has set it.
+        var trace: TraceContext?
     }
 
     private let state = Locked(State())
@@ -269,22 +271,60 @@ package final class EventObservers: @unchecked Sendable {
     /// hears it first: for what happens before a call has reached its observers, such as a download that resumes
     /// on its first attempt.
     package func announce(_ event: FetchEvent) {
-        let handlers = state.withLock { state -> [@Sendable (FetchEvent) -> Void] in
+        let (handlers, event) = state.withLock { state -> ([@Sendable (FetchEvent) -> Void], FetchEvent) in
+            var event = event
+            if event.trace == nil {
+                event.trace = state.trace
+            }
             if state.handlers.isEmpty {
                 state.announced.append(event)
             }
-            return Array(state.handlers.values)
+            return (Array(state.handlers.values), event)
         }
         for handler in handlers {
             handler(event)
         }
     }
 
-    /// Reports `event` to every observer, on the calling thread.
+    /// Reports `event` to every observer, on the calling thread, with the call's ``trace`` unless it carries one.
     package func report(_ event: FetchEvent) {
-        let handlers = state.withLock { Array($0.handlers.values) }
+        let (handlers, trace) = state.withLock { (Array($0.handlers.values), $0.trace) }
+        var event = event
+        if event.trace == nil {
+            event.trace = trace
+        }
         for handler in handlers {
             handler(event)
+        }
+    }
+
+    /// `event` with the call's ``trace``, unless it carries one: for an event reported to one observer only.
+    package func traced(_ event: FetchEvent) -> FetchEvent {
+        guard event.trace == nil, let trace else {
+            return event
+        }
+        var event = event
+        event.trace = trace
+        return event
+    }
+
+    /// The trace the call continues (and, for a stream or WebSocket that reconnects, every later call of it), set
+    /// by ``TraceContextMiddleware``; `nil` when the call is not traced. Each attempt sends it with a span of its own.
+    package var trace: TraceContext? {
+        state.withLock { $0.trace }
+    }
+
+    /// Sets the call's ``trace`` to `make()`, unless it has one: the first tracing middleware to see the call, or
+    /// the first call of a stream that reconnects, decides it.
+    package func setTrace(_ make: () -> TraceContext) {
+        guard trace == nil else {
+            return
+        }
+        let made = make()
+        state.withLock { state in
+            if state.trace == nil {
+                state.trace = made
+            }
         }
     }
 

@@ -354,7 +354,12 @@ extension Pipeline {
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
             guard index < middlewares.count else {
-                let completion = reportingAttempt(of: request, context: context, completion: completion)
+                // A traced call sends each attempt with a span of its own, whichever middleware made the attempt. Only
+                // a middleware traces, so a bare session's call does not look.
+                let attemptTrace = middlewares.isEmpty ? nil : context.observers.trace?.newSpan()
+                let request = attemptTrace.map { TraceContextMiddleware.stamping(request, with: $0) } ?? request
+                let completion = reportingAttempt(
+                    of: request, trace: attemptTrace, context: context, completion: completion)
                 if let messageLimit = context.webSocketMessageLimit {
                     openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
                 } else if let maximumBufferSize = context.streamBufferLimit {
@@ -383,9 +388,10 @@ extension Pipeline {
 
         /// `completion`, reporting the attempt that reaches the transport now to the call's observers: started
         /// now, then the redirects it followed and how it finished. Over a pipeline no one observes, `completion`
-        /// itself: a bare session's calls make no events.
+        /// itself: a bare session's calls make no events. The events carry the attempt's `trace`.
         private func reportingAttempt(
             of request: any Request,
+            trace: TraceContext?,
             context: CallContext,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> @Sendable (Result<Response, any Error>) -> Void {
@@ -395,19 +401,24 @@ extension Pipeline {
             }
             let attempt = observers.nextAttempt()
             let started = ContinuousClock.now
-            observers.report(.attemptStarted(request, attempt: attempt))
+            let report = { @Sendable (event: FetchEvent) in
+                var event = event
+                event.trace = trace
+                observers.report(event)
+            }
+            report(.attemptStarted(request, attempt: attempt))
             let policy = (transport as? any RedirectFollowing)?.redirectPolicy
             return { answer in
                 if case .success(let response) = answer {
                     for hop in response.metrics?.redirects ?? [] {
-                        observers.report(.redirect(.redirected, request, hop))
+                        report(.redirect(.redirected, request, hop))
                     }
                 }
                 if let (refused, reason) = Self.refusedRedirect(in: answer, of: request, policy: policy) {
-                    observers.report(.redirect(.redirectRefused, request, refused, reason: reason))
+                    report(.redirect(.redirectRefused, request, refused, reason: reason))
                 }
                 let duration = (ContinuousClock.now - started).seconds
-                observers.report(.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration))
+                report(.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration))
                 completion(answer)
             }
         }

@@ -121,8 +121,8 @@ public struct FetchEvent: Sendable {
     public var closedByServer: Bool?
     /// The byte a resumed transfer goes on from.
     public var offset: Int64?
-    /// The trace the call belongs to, with the span of the attempt, when the call is traced: see
-    /// ``TraceContext``.
+    /// The trace the call belongs to, when the call is traced (see ``Middleware/traceContext(_:)``): an attempt's
+    /// events carry the attempt's span, the others the span the call continues.
     public var trace: TraceContext?
 
     /// An event of the app's own, for ``CallContext/report(_:)``.

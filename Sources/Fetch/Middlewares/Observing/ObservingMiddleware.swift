@@ -39,16 +39,18 @@ public final class ObservingMiddleware: Middleware {
     ) {
         context.observeEvents(as: self, onEvent)
         let started = ContinuousClock.now
-        onEvent(.started(request))
+        let observers = context.observers
+        onEvent(observers.traced(.started(request)))
         next(request) { outcome in
             let duration = (ContinuousClock.now - started).seconds
             switch outcome {
             case .success(let response):
                 self.onEvent(
-                    .finished(request, status: response.status, bytes: response.data?.count ?? 0, duration: duration)
-                )
+                    observers.traced(
+                        .finished(
+                            request, status: response.status, bytes: response.data?.count ?? 0, duration: duration)))
             case .failure(let error):
-                self.onEvent(.failed(request, error: error, duration: duration))
+                self.onEvent(observers.traced(.failed(request, error: error, duration: duration)))
             }
             completion(outcome)
         }

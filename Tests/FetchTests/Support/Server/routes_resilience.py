@@ -77,3 +77,23 @@ def protected(exchange, match):
     if current is not None and exchange.headers.get("Authorization") == f"Bearer {current}":
         return exchange.send_json(200, {"ok": True, "token": current})
     exchange.send_json(401, {"error": True, "reason": "token expired"}, {"WWW-Authenticate": "Bearer"})
+
+
+TRACES = {}  # path -> the trace fields of each request to it
+
+
+@route(r"/traced/.+")
+def traced(exchange, match):
+    """Records each request's traceparent and tracestate fields; fails the first ?fail= requests to this path with
+    503, then answers 200 with every request's fields so far: {"seen": [{"traceparent": …, "tracestate": …}, …]}."""
+    path = exchange.url.path
+    with LOCK:
+        seen = TRACES.setdefault(path, [])
+        seen.append(
+            {"traceparent": exchange.headers.get("traceparent"), "tracestate": exchange.headers.get("tracestate")}
+        )
+        count = len(seen)
+        answer = list(seen)
+    if count <= int(exchange.query.get("fail", ["0"])[0]):
+        return exchange.send_json(503, {"error": True, "reason": f"failure {count}"})
+    exchange.send_json(200, {"seen": answer})

@@ -1,0 +1,86 @@
+import Fetch
+import FetchTesting
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension FetchBench {
+    // MARK: - 9. Observing
+
+    /// What turning observation on costs a call, against the same performer bare, the sides alternating call by
+    /// call: `.observe` with an observer that counts the events (started, the attempt's two with its metrics,
+    /// finished), alone, with `.traceContext()` (a `traceparent` with a new span on each attempt), and, for scale,
+    /// with `.requestID()`, the cheapest middleware that adds a field to each request.
+    ///
+    /// Over each transport, a sequential loopback GET of 1 KB: the ratio of requests per second, then the cost per
+    /// observed call in µs (the difference of the medians' time per call) and as a share of the bare GET (from the
+    /// paired ratio). Over a `MockPerformer`, the same stacks with no network: Fetch's own work per observed call.
+    static func observingRows(into table: inout Table, options: Options, server: HTTPServer?) {
+        let mock = MockPerformer { _ in MockResponse(status: 200, data: Payload.small) }
+        let mockRequest = Get(url: URL(fileURLWithPath: "/items"))
+        for (label, observed) in stacks(over: mock, counting: Locked(0)) {
+            let timing = paired(rounds: options.rounds) {
+                alternatingTimePerCall(pairs: options.requests * 10) {
+                    observed.perform(mockRequest) { (_: Result<[Item], any Error>) in }
+                } _: {
+                    mock.perform(mockRequest) { (_: Result<[Item], any Error>) in }
+                }
+            }
+            table.ratio("\(label) vs bare MockPerformer, in process, 1 KB (µs)", timing, unit: "µs", target: nil)
+        }
+        guard let server else {
+            return
+        }
+        let queue = OperationQueue()
+        var sessions: [(name: String, session: Session)] = [
+            (
+                "URLSession",
+                Session(transport: URLSessionTransport(configuration: serverConfiguration()), callbackQueue: queue)
+            )
+        ]
+        #if os(Linux)
+            do {
+                sessions.append(("libcurl", try Session(transport: CurlTransport(), callbackQueue: queue)))
+            } catch {
+                table.value("observed vs bare Session, libcurl", "libcurl unavailable: \(error)")
+            }
+        #endif
+        let request = Get(url: server.url)
+        for (name, session) in sessions {
+            let bareSide: Side = { session.perform(request, completion: $0) }
+            let events = Locked(0)
+            for (label, observed) in stacks(over: session, counting: events) {
+                let observedSide: Side = { observed.perform(request, completion: $0) }
+                _ = alternatingThroughput(pairs: 20, observedSide, bareSide)  // warm up: connections, lazy globals
+                events.withLock { $0 = 0 }
+                let comparison = paired(rounds: options.rounds) {
+                    alternatingThroughput(pairs: options.requests, observedSide, bareSide)
+                }
+                table.ratio(
+                    "\(label) vs bare Session, \(name), sequential, \(server.name) (req/s)", comparison, unit: "",
+                    target: .atLeast(0.98))
+                let calls = options.rounds * options.requests
+                let perCall = events.withLock { $0 } / max(1, calls)
+                table.value(
+                    "  cost per observed call (µs, share of a bare GET; \(perCall) events a call)",
+                    String(format: "%.1f µs", 1e6 / comparison.a - 1e6 / comparison.b),
+                    baseline: String(format: "%.1f µs", 1e6 / comparison.b),
+                    ratio: String(format: "%.1f %%", (1 / comparison.ratio - 1) * 100), target: "< 2 %",
+                    passed: perCall == 4 ? nil : false)
+            }
+        }
+    }
+
+    /// The observed stacks over `performer`, named, with an observer that counts into `events`.
+    private static func stacks(over performer: any RequestPerforming, counting events: Locked<Int>)
+        -> [(String, Pipeline)]
+    {
+        let observe = ObservingMiddleware.observe { _ in events.withLock { $0 += 1 } }
+        return [
+            ("observe", performer.with(observe)), ("observe + traceContext", performer.with(observe, .traceContext())),
+            ("observe + requestID", performer.with(observe, .requestID())),
+        ]
+    }
+}
