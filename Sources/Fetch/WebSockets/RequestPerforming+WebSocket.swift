@@ -60,7 +60,8 @@ extension RequestPerforming {
         let pipeline = pipeline
         let limit = max(1, configuration.maximumMessageSize)
         let connect: @Sendable () async throws -> WebSocket.Opened = {
-            try await pipeline.openWebSocket(request, errorParser: errorParser, maximumMessageSize: limit)
+            try await pipeline.openWebSocket(
+                request, errorParser: errorParser, maximumMessageSize: limit, compression: configuration.compression)
         }
         return WebSocket(
             request: request, opened: try await connect(), configuration: configuration, scheduler: scheduler,
@@ -74,11 +75,13 @@ extension Pipeline {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         maximumMessageSize: Int,
+        compression: WebSocket.Compression = .deflate,
         observers: EventObservers = EventObservers()
     ) async throws -> WebSocket.Opened {
         let handshake = try Self.handshake(for: request)
         let context = CallContext(
-            request: request, webSocketMessageLimit: maximumMessageSize, observers: observers)
+            request: request, webSocketMessageLimit: maximumMessageSize, webSocketCompression: compression,
+            observers: observers)
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 stack.start(handshake, from: 0, context: context) { continuation.resume(returning: $0) }

@@ -21,6 +21,9 @@ extension WebSocket {
         /// How to reopen the connection after it drops, or `nil` (the default) not to.
         public var reconnectPolicy: ReconnectPolicy?
 
+        /// Whether messages are compressed, when the server agrees. The default is ``WebSocket/Compression/deflate``.
+        public var compression: Compression = .deflate
+
         /// The defaults.
         public init() {}
     }
