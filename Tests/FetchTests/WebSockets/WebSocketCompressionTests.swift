@@ -35,7 +35,8 @@
                 answer: "permessage-deflate; server_max_window_bits=12; client_max_window_bits=12",
                 sixteenMiBOn: SessionTransport.allCases),
             Setting(
-                name: "no context takeover either way", query: "?deflate=server_no_context_takeover,client_no_context_takeover",
+                name: "no context takeover either way",
+                query: "?deflate=server_no_context_takeover,client_no_context_takeover",
                 compression: .deflate,
                 answer: "permessage-deflate; server_no_context_takeover; client_no_context_takeover",
                 sixteenMiBOn: [.curl]),

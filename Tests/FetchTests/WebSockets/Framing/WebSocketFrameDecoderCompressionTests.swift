@@ -63,11 +63,13 @@ import Testing
         deflater.reset()
         let second = try #require(deflater.compress(Data("Hello".utf8)))
         let bytes = Self.compressed(.text, first) + Self.compressed(.text, second)
-        #expect(Frames.decode(bytes, compression: Self.withoutContext).inbound == [
-            .message(.text("Hello")), .message(.text("Hello")),
-        ])
+        #expect(
+            Frames.decode(bytes, compression: Self.withoutContext).inbound == [
+                .message(.text("Hello")), .message(.text("Hello")),
+            ])
         // A message that refers to the one before fails once the window is emptied between them.
-        let referring = Data([0xc1, 0x07] + [0xf2, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00])
+        let referring =
+            Data([0xc1, 0x07] + [0xf2, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00])
             + Data([0xc1, 0x05, 0xf2, 0x00, 0x11, 0x00, 0x00])
         let decoded = Frames.decode(referring, compression: Self.withoutContext)
         #expect(decoded.inbound == [.message(.text("Hello"))])
@@ -75,7 +77,8 @@ import Testing
     }
 
     @Test func anUncompressedMessageIsReadAsItIsOnACompressedConnection() {
-        let decoded = Frames.decode(Frames.text("plain") + Frames.frame(.binary, [1, 2]), compression: Self.withContext)
+        let decoded = Frames.decode(
+            Frames.text("plain") + Frames.frame(.binary, [1, 2]), compression: Self.withContext)
         #expect(decoded.inbound == [.message(.text("plain")), .message(.binary(Data([1, 2])))])
     }
 
@@ -142,11 +145,13 @@ import Testing
     @Test func aMessageAtTheLimitInflatesWhole() throws {
         let payload = Data(count: 4096)
         let bytes = Self.compressed(.binary, try #require(try Self.deflater().compress(payload)))
-        #expect(Frames.decode(bytes, maximumMessageSize: 4096, compression: Self.withContext).inbound == [
-            .message(.binary(payload))
-        ])
-        #expect(Frames.decode(bytes, maximumMessageSize: 4095, compression: Self.withContext).violation?.closeCode
-            == 1009)
+        #expect(
+            Frames.decode(bytes, maximumMessageSize: 4096, compression: Self.withContext).inbound == [
+                .message(.binary(payload))
+            ])
+        #expect(
+            Frames.decode(bytes, maximumMessageSize: 4095, compression: Self.withContext).violation?.closeCode
+                == 1009)
     }
 
     @Test func anEndlessCompressedMessageOfEmptyBlocksEndsAtItsCompressedBound() {
