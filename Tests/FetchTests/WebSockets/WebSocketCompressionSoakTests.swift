@@ -25,8 +25,11 @@
         )
         func aHundredThousandCompressedMessagesEchoInFlatMemoryOnEveryTransport() async throws {
             guard ChildSuiteRun.isChild(Self.childVariable) else {
-                try await ChildSuiteRun.run(
+                let output = try await ChildSuiteRun.run(
                     suite: "WebSocketCompressionSoakTests", variable: Self.childVariable, timeout: .seconds(600))
+                for line in output.split(separator: "\n") where line.hasPrefix("COMPRESSION-SOAK") {
+                    print(line)  // the memory figures, for the log
+                }
                 return
             }
             let server = try WebSocketsServer.running()
