@@ -153,7 +153,7 @@
         }
 
         @Test(arguments: SessionTransport.allCases)
-        func aMessageJustUnderTheLimitInflatesWhole(on transport: SessionTransport) async throws {
+        func aMessageOfExactlyTheLimitInflatesWhole(on transport: SessionTransport) async throws {
             let socket = try await open("/zeros/\(1 << 20)", on: transport, maximumMessageSize: 1 << 20)
             var iterator = socket.makeAsyncIterator()
             #expect(try await iterator.next() == .binary(Data(count: 1 << 20)))
