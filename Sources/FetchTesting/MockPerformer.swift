@@ -104,6 +104,7 @@ private struct MockTransport: WebSocketTransport {
     func openWebSocket(
         _ request: any Request,
         maximumMessageSize: Int,
+        compression: WebSocket.Compression,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall {
         var server: MockWebSocket?

@@ -136,6 +136,15 @@ func webSocketReconnectEventsSample(session: Session) async throws {
     socket.close()
 }
 
+func webSocketCompressionSample(session: Session) async throws {
+    // DOC-BEGIN
+    var configuration = WebSocket.Configuration()
+    configuration.compression = .disabled  // secrets beside text an attacker chooses: no compression
+    // DOC-END
+    let socket = try await session.webSocket(ChatRoom(id: 7), configuration: configuration)
+    socket.close()
+}
+
 func webSocketReconnectSample(session: Session) async throws {
     // DOC-BEGIN
     let policy = ReconnectPolicy(maximumFailuresInARow: 10)

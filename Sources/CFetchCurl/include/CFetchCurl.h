@@ -229,4 +229,7 @@ void cfcurl_slist_free_all(cfcurl_slist *list);
 }
 #endif
 
+// zlib, for WebSocket compression, through the same module.
+#include "CFetchZlib.h"
+
 #endif

@@ -38,6 +38,9 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     /// handshake.
     let webSocketMessageLimit: Int?
 
+    /// Whether the WebSocket this call opens offers compression.
+    let webSocketCompression: WebSocket.Compression
+
     /// A context for the caller's call; `streamBufferLimit` is set for a stream, `webSocketMessageLimit` for a
     /// WebSocket's opening handshake.
     ///
@@ -45,13 +48,14 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     /// observer hears the whole connection's life, the waits between calls included.
     init(
         request: any Request, streamBufferLimit: Int? = nil, webSocketMessageLimit: Int? = nil,
-        observers: EventObservers = EventObservers()
+        webSocketCompression: WebSocket.Compression = .deflate, observers: EventObservers = EventObservers()
     ) {
         self.request = request
         self.root = nil
         self.observers = observers
         self.streamBufferLimit = streamBufferLimit
         self.webSocketMessageLimit = webSocketMessageLimit
+        self.webSocketCompression = webSocketCompression
     }
 
     /// A context inside `outer`'s call, reporting events to the same observers.
@@ -61,6 +65,7 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
         self.observers = outer.observers
         self.streamBufferLimit = outer.streamBufferLimit
         self.webSocketMessageLimit = outer.webSocketMessageLimit
+        self.webSocketCompression = outer.webSocketCompression
     }
 
     /// Keeps `response`, the transport's answer, when it carries a streamed body or a WebSocket connection.

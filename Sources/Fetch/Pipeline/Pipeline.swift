@@ -471,7 +471,9 @@ extension Pipeline {
             }
             let completion = streamsHandOn ? Self.handingOn(completion) : completion
             context.track(
-                opener.openWebSocket(request, maximumMessageSize: maximumMessageSize) { answer in
+                opener.openWebSocket(
+                    request, maximumMessageSize: maximumMessageSize, compression: context.webSocketCompression
+                ) { answer in
                     if case .success(let response) = answer {
                         context.noteDelivered(response)
                     }

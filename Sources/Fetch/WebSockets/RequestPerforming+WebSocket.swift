@@ -65,7 +65,8 @@ extension RequestPerforming {
         let observers = EventObservers()
         let connect: @Sendable () async throws -> WebSocket.Opened = {
             try await pipeline.openWebSocket(
-                request, errorParser: errorParser, maximumMessageSize: limit, observers: observers)
+                request, errorParser: errorParser, maximumMessageSize: limit, compression: configuration.compression,
+                observers: observers)
         }
         return WebSocket(
             request: request, opened: try await connect(), configuration: configuration, scheduler: scheduler,
@@ -79,11 +80,13 @@ extension Pipeline {
         _ request: any Request,
         errorParser: (any ErrorParsing)?,
         maximumMessageSize: Int,
+        compression: WebSocket.Compression = .deflate,
         observers: EventObservers = EventObservers()
     ) async throws -> WebSocket.Opened {
         let handshake = try Self.handshake(for: request)
         let context = CallContext(
-            request: request, webSocketMessageLimit: maximumMessageSize, observers: observers)
+            request: request, webSocketMessageLimit: maximumMessageSize, webSocketCompression: compression,
+            observers: observers)
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 stack.start(handshake, from: 0, context: context) { continuation.resume(returning: $0) }

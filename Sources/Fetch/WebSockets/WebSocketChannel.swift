@@ -63,6 +63,7 @@ package protocol WebSocketTransport: Transport {
     ///   - request: The handshake request; its URL's scheme is `ws`, `wss`, `http` or `https`.
     ///   - maximumMessageSize: The largest message the channel accepts; a larger one closes the connection with
     ///     1009 and ``FetchError/webSocketClosed(code:reason:request:)``.
+    ///   - compression: Whether to offer permessage-deflate (a transport that cannot compress offers nothing).
     ///   - completion: Called exactly once: with the `101` head carrying the channel (``Response/webSocketChannel``)
     ///     once the handshake has been checked; with the response of any other status, its body (up to 64 KiB) in
     ///     ``Response/data``; or with the failure (``FetchError/webSocketHandshakeFailed(reason:_:)`` for a `101`
@@ -71,6 +72,19 @@ package protocol WebSocketTransport: Transport {
     func openWebSocket(
         _ request: any Request,
         maximumMessageSize: Int,
+        compression: WebSocket.Compression,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall
+}
+
+extension WebSocketTransport {
+    /// Opens a WebSocket that offers permessage-deflate: see
+    /// ``openWebSocket(_:maximumMessageSize:compression:completion:)``.
+    package func openWebSocket(
+        _ request: any Request,
+        maximumMessageSize: Int,
+        completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> any CancellableCall {
+        openWebSocket(request, maximumMessageSize: maximumMessageSize, compression: .deflate, completion: completion)
+    }
 }

@@ -55,6 +55,9 @@ extension WebSocket {
         /// again, and runs it again.
         public var onReconnect: (@Sendable (WebSocket) async throws -> Void)?
 
+        /// Whether messages are compressed, when the server agrees. The default is ``WebSocket/Compression/deflate``.
+        public var compression: Compression = .deflate
+
         /// The defaults.
         public init() {}
     }

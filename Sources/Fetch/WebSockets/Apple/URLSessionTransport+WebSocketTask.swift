@@ -12,10 +12,12 @@
     extension URLSessionTransport: WebSocketTransport {
         /// Opens a `URLSessionWebSocketTask` for `request` on the transport's session, and completes once its
         /// handshake is done (with the `101` head and the channel) or has failed (with the status the server
-        /// answered, or the failure).
+        /// answered, or the failure). `URLSessionWebSocketTask` negotiates extensions itself: `compression` is not
+        /// read (see Platform differences).
         package func openWebSocket(
             _ request: any Request,
             maximumMessageSize: Int,
+            compression: WebSocket.Compression,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> any CancellableCall {
             if let refusal = backgroundRefusal(of: request) {

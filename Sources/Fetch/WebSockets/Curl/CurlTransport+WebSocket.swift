@@ -9,11 +9,12 @@
         package func openWebSocket(
             _ request: any Request,
             maximumMessageSize: Int,
+            compression: WebSocket.Compression,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> any CancellableCall {
             CurlWebSocketOpening.open(
                 request, options: options, defaultTimeout: Self.defaultTimeout, maximumMessageSize: maximumMessageSize,
-                completion: completion)
+                compression: compression, completion: completion)
         }
     }
 #endif

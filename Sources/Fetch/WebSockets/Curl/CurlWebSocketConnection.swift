@@ -64,6 +64,13 @@
         private var easy: CurlEasy?
         /// The server's frames, as they arrive.
         private var decoder: WebSocketFrameDecoder
+        /// The permessage-deflate agreement, or nil when messages go uncompressed.
+        let compression: PerMessageDeflate?
+        /// Compresses the messages sent; made at the first one, and dropped for good if zlib fails (the messages
+        /// after it go uncompressed, which leaves the server's window as it was).
+        private var deflater: Zlib.Deflater?
+        /// Whether compressing failed once: the rest go uncompressed.
+        private var compressionFailed = false
         /// Where the connection is in its life.
         private var phase = Phase.open
         /// How it ended, once it has.
@@ -105,7 +112,9 @@
             request = handover.request
             easy = handover.easy
             socket = handover.socket
-            decoder = WebSocketFrameDecoder(maximumMessageSize: handover.maximumMessageSize)
+            compression = handover.compression
+            decoder = WebSocketFrameDecoder(
+                maximumMessageSize: handover.maximumMessageSize, compression: handover.compression)
             decoder.append(handover.bytesAfterHead)
             readAhead = handover.readAhead
             readBuffer = .allocate(byteCount: Self.readChunkSize, alignment: 1)
@@ -227,7 +236,11 @@
                 case .binary:
                     opcode = .binary
                 }
-                queue(opcode, payload: message.bytes, completion: completion)
+                if let compressed = compressed(message.bytes) {
+                    queue(opcode, payload: compressed, isCompressed: true, completion: completion)
+                } else {
+                    queue(opcode, payload: message.bytes, completion: completion)
+                }
                 return
             }
             completion(refusal)
@@ -296,12 +309,38 @@
             return nil
         }
 
-        /// Adds a frame masked with a fresh key to the outbox.
+        /// `payload` compressed as a permessage-deflate message, or nil to send it as it is: nothing was agreed, the
+        /// client's window must be 2^8 bytes (which zlib cannot make), or zlib failed.
+        ///
+        /// Every message is compressed once it is agreed, even a short one: with context kept, a short message
+        /// that repeats what came before shrinks most, and sending one uncompressed while the deflater saw it
+        /// would set the two windows apart.
+        private func compressed(_ payload: Data) -> Data? {
+            guard let compression, let windowBits = compression.clientCompressionWindowBits, !compressionFailed
+            else {
+                return nil
+            }
+            if deflater == nil {
+                deflater = Zlib.Deflater(windowBits: windowBits)
+            } else if compression.clientNoContextTakeover {
+                deflater?.reset()
+            }
+            guard let result = deflater?.compress(payload) else {
+                compressionFailed = true
+                deflater = nil
+                return nil
+            }
+            return result
+        }
+
+        /// Adds a frame masked with a fresh key to the outbox; `isCompressed` sets RSV1.
         private func queue(
-            _ opcode: WebSocketOpcode, payload: Data, completion: (@Sendable ((any Error)?) -> Void)?
+            _ opcode: WebSocketOpcode, payload: Data, isCompressed: Bool = false,
+            completion: (@Sendable ((any Error)?) -> Void)?
         ) {
             let frame = WebSocketFrameEncoder.frame(
-                opcode, payload: payload, maskingKey: WebSocketFrameEncoder.randomMaskingKey())
+                opcode, payload: payload, isCompressed: isCompressed,
+                maskingKey: WebSocketFrameEncoder.randomMaskingKey())
             outbox.append((opcode, frame, completion))
         }
 

@@ -16,6 +16,8 @@
         let socket: Int32
         /// The largest message the channel accepts.
         let maximumMessageSize: Int
+        /// The permessage-deflate agreement of the handshake, or nil when messages go uncompressed.
+        let compression: PerMessageDeflate?
         /// The bytes that arrived after the response head: the start of the first frames.
         let bytesAfterHead: Data
         /// The messages read ahead of the channel's receives, which the channel takes without the loop.

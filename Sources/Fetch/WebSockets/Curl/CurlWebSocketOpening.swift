@@ -28,6 +28,8 @@
             let urlRequest: URLRequest
             let options: CurlTransport.Options
             let maximumMessageSize: Int
+            /// Whether the handshake offers permessage-deflate: asked for, and zlib is loaded.
+            let offersCompression: Bool
             let loop: CurlWebSocketLoop
             /// When the opening times out, counted from when it was asked for (its wait for its turn included).
             let deadline: ContinuousClock.Instant
@@ -70,14 +72,17 @@
         ///   - options: The TLS settings (CA file, pins) of the transport; verification is always on.
         ///   - defaultTimeout: How long connecting and the handshake may take when the request sets no timeout.
         ///   - maximumMessageSize: The largest message the channel accepts.
-        ///   - completion: Called once, as ``WebSocketTransport/openWebSocket(_:maximumMessageSize:completion:)``
-        ///     says.
+        ///   - compression: Whether to offer permessage-deflate; it is offered only where zlib can be loaded, and
+        ///     only when the request has no `Sec-WebSocket-Extensions` field of its own.
+        ///   - completion: Called once, as
+        ///     ``WebSocketTransport/openWebSocket(_:maximumMessageSize:compression:completion:)`` says.
         /// - Returns: A handle that cancels the opening.
         static func open(
             _ request: any Request,
             options: CurlTransport.Options,
             defaultTimeout: TimeInterval,
             maximumMessageSize: Int,
+            compression: WebSocket.Compression,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> any CancellableCall {
             let urlRequest: URLRequest
@@ -97,7 +102,10 @@
             }
             let milliseconds = CurlTransfer.milliseconds(urlRequest.timeoutInterval)
             let work = Work(
-                urlRequest: urlRequest, options: options, maximumMessageSize: maximumMessageSize, loop: loop,
+                urlRequest: urlRequest, options: options, maximumMessageSize: maximumMessageSize,
+                offersCompression: compression.offersDeflate && Zlib.isAvailable
+                    && urlRequest.value(forHTTPHeaderField: "Sec-WebSocket-Extensions") == nil,
+                loop: loop,
                 // 0: no timeout, which libcurl reads as none too.
                 deadline: ContinuousClock.now
                     + (milliseconds > 0 ? .milliseconds(milliseconds) : .seconds(86_400 * 365)))
@@ -200,7 +208,8 @@
                 let head: Data
                 do {
                     head = try WebSocketHandshake.requestHead(
-                        for: urlRequest, declaring: request.headers, key: key)
+                        for: urlRequest, declaring: request.headers, key: key,
+                        extensions: work.offersCompression ? PerMessageDeflate.offer : nil)
                 } catch let error as FetchError {
                     throw Stop.failed(error.naming(request))
                 } catch {
@@ -224,10 +233,22 @@
                     complete(.success(refusal))
                     return
                 }
-                if let problem = WebSocketHandshake.problem(
+                let negotiation = PerMessageDeflate.negotiate(
+                    answer: reply.headers["Sec-WebSocket-Extensions"], offered: work.offersCompression)
+                var compression: PerMessageDeflate?
+                var problem = WebSocketHandshake.problem(
                     withUpgrade: reply.headers, key: key,
-                    offeredProtocols: urlRequest.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"))
-                {
+                    offeredProtocols: urlRequest.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"),
+                    checksExtensions: false)
+                switch negotiation {
+                case .none:
+                    break
+                case .agreed(let agreement):
+                    compression = agreement
+                case .failed(let reason):
+                    problem = problem ?? reason
+                }
+                if let problem {
                     let response = Response(
                         status: status, headers: reply.headers, data: Data(), originalRequest: request, url: url)
                     complete(.failure(FetchError.webSocketHandshakeFailed(reason: problem, response)))
@@ -238,7 +259,7 @@
                 }
                 let handover = CurlWebSocketHandover(
                     request: request, easy: easy, socket: socket, maximumMessageSize: maximumMessageSize,
-                    bytesAfterHead: reply.bytesAfterHead)
+                    compression: compression, bytesAfterHead: reply.bytesAfterHead)
                 let channel = CurlWebSocketChannel(handover, loop: loop)
                 var response = Response(
                     status: status, headers: reply.headers, originalRequest: request, url: url,

@@ -19,6 +19,7 @@
         package func openWebSocket(
             _ request: any Request,
             maximumMessageSize: Int,
+            compression: WebSocket.Compression,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> any CancellableCall {
             do {
@@ -30,7 +31,7 @@
             return CurlWebSocketOpening.open(
                 request, options: CurlTransport.Options(),
                 defaultTimeout: urlSession.configuration.timeoutIntervalForRequest,
-                maximumMessageSize: maximumMessageSize, completion: completion)
+                maximumMessageSize: maximumMessageSize, compression: compression, completion: completion)
         }
     }
 #endif

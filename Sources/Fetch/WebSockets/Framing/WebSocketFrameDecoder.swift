@@ -14,8 +14,16 @@ import Foundation
 /// in the bytes: they are consumed with an index, and the buffer is compacted only once the consumed part is at
 /// least as large as what remains.
 ///
+/// With permessage-deflate (RFC 7692) agreed, a message whose first frame has RSV1 set is compressed: its payload is
+/// inflated as it arrives, and the limit, the bound and the UTF-8 check apply to the inflated bytes, so that a small
+/// frame that would inflate past ``maximumMessageSize`` (a compression bomb) is a 1009 violation as soon as the
+/// inflated bytes pass the limit, without inflating the rest. The inflater's own state (a 32 KiB window and zlib's
+/// tables) comes on top of the bound.
+///
 /// After a violation the decoder is done: every later ``next()`` throws the same violation.
-package struct WebSocketFrameDecoder: Sendable {
+///
+/// Not `Sendable`: its inflater is confined to the thread that decodes.
+package struct WebSocketFrameDecoder {
     /// The longest incomplete frame the decoder waits on: a control frame (2-byte header, 125-byte payload), which
     /// it hands on whole; a data frame's header is at most 10 bytes, and its payload is never waited on.
     package static let maximumPendingFrameLength = 2 + 125
@@ -44,13 +52,39 @@ package struct WebSocketFrameDecoder: Sendable {
     private var frameIsFinal = false
     private var violation: WebSocketViolation?
 
+    /// The permessage-deflate agreement, or nil when messages are never compressed.
+    package let compression: PerMessageDeflate?
+    /// Inflates compressed messages; made at the first one.
+    private var inflater: Zlib.Inflater?
+    /// Whether the message being assembled is compressed.
+    private var isCompressed = false
+    /// The compressed bytes of that message so far, against ``maximumCompressedMessageSize``.
+    private var compressedCount = 0
+    /// Whether that message's DEFLATE data held a final block: the rest of it is ignored.
+    private var compressedStreamEnded = false
+
     /// A decoder at the start of a connection's frames.
     ///
-    /// - Parameter maximumMessageSize: The largest whole message (all fragments) accepted; a larger one is a 1009
-    ///   violation. A negative value counts as 0.
-    package init(maximumMessageSize: Int) {
+    /// - Parameters:
+    ///   - maximumMessageSize: The largest whole message (all fragments) accepted; a larger one is a 1009
+    ///     violation. A negative value counts as 0.
+    ///   - compression: The permessage-deflate agreement of the opening handshake, or nil (the default) when none
+    ///     was made: a frame with RSV1 set is then a protocol error.
+    package init(maximumMessageSize: Int, compression: PerMessageDeflate? = nil) {
         self.maximumMessageSize = max(0, maximumMessageSize)
+        self.compression = compression
     }
+
+    /// The most compressed bytes a compressed message may take on the wire: its payload is inflated as it arrives,
+    /// so they are never held, but a stream of empty DEFLATE blocks must end too. DEFLATE's worst case adds 5 bytes
+    /// per 16 KiB block; this allows an eighth more than ``maximumMessageSize``, plus 1 KiB.
+    package var maximumCompressedMessageSize: Int {
+        let (sum, overflow) = maximumMessageSize.addingReportingOverflow(maximumMessageSize / 8 + 1024)
+        return overflow ? .max : sum
+    }
+
+    /// The bytes inflated so far, over the connection's life (what a compression bomb costs).
+    package var inflatedByteCount: Int { inflater?.inflatedByteCount ?? 0 }
 
     /// How many bytes it holds, undecoded or in a message being assembled.
     package var bufferedByteCount: Int { input.count - readIndex + message.count }
@@ -93,7 +127,11 @@ package struct WebSocketFrameDecoder: Sendable {
         while true {
             if isInDataFrame {
                 let count = min(payloadRemaining, input.count - readIndex)
-                if count > 0 {
+                if count > 0, isCompressed {
+                    try inflate(input[readIndex..<(readIndex + count)])
+                    readIndex += count
+                    payloadRemaining -= count
+                } else if count > 0 {
                     let payload = input[readIndex..<(readIndex + count)]
                     if openMessage == .text, let offset = validator.validate(payload) {
                         throw WebSocketViolation(
@@ -110,6 +148,9 @@ package struct WebSocketFrameDecoder: Sendable {
                 }
                 isInDataFrame = false
                 if frameIsFinal {
+                    if isCompressed {
+                        try inflate(Zlib.syncFlushTail[...])
+                    }
                     return try finishMessage()
                 }
             }
@@ -131,13 +172,19 @@ package struct WebSocketFrameDecoder: Sendable {
         }
         let first = input[readIndex]
         let second = input[readIndex + 1]
-        guard first & 0x70 == 0 else {
+        guard first & 0x30 == 0, compression != nil || first & 0x40 == 0 else {
             throw .protocolError(
                 "the server sent a frame with reserved bits set (first byte 0x\(hex(first))), but no extension was"
-                    + " negotiated")
+                    + " negotiated" + (compression == nil ? "" : " that uses RSV2 or RSV3"))
         }
         guard let opcode = WebSocketOpcode(rawValue: first & 0x0F) else {
             throw .protocolError("the server sent a frame with the reserved opcode \(first & 0x0F)")
+        }
+        let compressed = first & 0x40 != 0
+        if compressed, opcode.isControl || opcode == .continuation {
+            throw .protocolError(
+                "the server sent a \(opcode) frame with RSV1 set (permessage-deflate marks only the first frame of a"
+                    + " compressed message)")
         }
         guard second & 0x80 == 0 else {
             throw .protocolError("the server sent a masked \(opcode) frame (a server must not mask its frames)")
@@ -182,7 +229,16 @@ package struct WebSocketFrameDecoder: Sendable {
                 "the server sent a \(opcode) frame whose 64-bit length has its most significant bit set")
         }
         let kind = openMessage ?? opcode
-        guard length <= UInt64(maximumMessageSize - message.count) else {
+        if compressed || (opcode == .continuation && isCompressed) {
+            let sent = opcode == .continuation ? compressedCount : 0
+            guard length <= UInt64(maximumCompressedMessageSize - sent) else {
+                throw WebSocketViolation(
+                    closeCode: 1009,
+                    reason: "the server sent a compressed \(kind) message of \(UInt64(sent) + length) compressed bytes"
+                        + " or more, over the limit of \(maximumCompressedMessageSize) for a message of at most"
+                        + " \(maximumMessageSize) bytes")
+            }
+        } else if length > UInt64(maximumMessageSize - message.count) {
             let size =
                 message.isEmpty
                 ? "of \(length) bytes" : "of \(UInt64(message.count) + length) bytes (\(message.count) so far)"
@@ -194,6 +250,12 @@ package struct WebSocketFrameDecoder: Sendable {
         if opcode != .continuation {
             openMessage = opcode
             validator = UTF8Validator()
+            isCompressed = compressed
+            compressedCount = 0
+            compressedStreamEnded = false
+        }
+        if isCompressed {
+            compressedCount += Int(length)
         }
         isInDataFrame = true
         payloadRemaining = Int(length)
@@ -241,12 +303,58 @@ package struct WebSocketFrameDecoder: Sendable {
         }
     }
 
+    /// Inflates `compressed`, the next bytes of a compressed message, into the message: checks the inflated bytes'
+    /// UTF-8 (up to the limit), then the limit, then the DEFLATE data, in the order the bytes come, so that any
+    /// split of the same bytes fails the same way.
+    private mutating func inflate(_ compressed: ArraySlice<UInt8>) throws(WebSocketViolation) {
+        guard !compressedStreamEnded else {
+            return  // after a final block, the rest of the message (the tail put back, at least) is not DEFLATE data
+        }
+        if inflater == nil {
+            inflater = Zlib.Inflater(keepsWindow: compression?.serverNoContextTakeover != true)
+        }
+        guard let inflater else {
+            throw WebSocketViolation(
+                closeCode: 1011, reason: "zlib could not make an inflater for a compressed message (out of memory?)")
+        }
+        let start = message.count
+        let outcome = compressed.withUnsafeBytes { bytes in
+            inflater.inflate(bytes, into: &message, limit: maximumMessageSize)
+        }
+        if openMessage == .text, start < min(message.count, maximumMessageSize) {
+            let checked = message[start..<min(message.count, maximumMessageSize)]
+            if let offset = validator.validate(checked) {
+                throw WebSocketViolation(
+                    closeCode: 1007,
+                    reason: "the server sent a compressed text message that is not valid UTF-8 once inflated (at byte "
+                        + "\(start + offset), 0x\(hex(checked[checked.startIndex + offset])))")
+            }
+        }
+        switch outcome {
+        case .inflated(let streamEnded):
+            compressedStreamEnded = streamEnded
+        case .tooLarge:
+            throw WebSocketViolation(
+                closeCode: 1009,
+                reason: "the server sent a compressed \(openMessage ?? .binary) message that inflates past the limit of"
+                    + " \(maximumMessageSize) bytes (\(compressedCount) compressed bytes so far)")
+        case .corrupt(let reason):
+            throw .protocolError(
+                "the server sent a compressed \(openMessage ?? .binary) message whose DEFLATE data is invalid"
+                    + " (zlib: \(reason))")
+        }
+    }
+
     /// The message assembled, now that its final frame has ended; the decoder is then ready for the next.
     private mutating func finishMessage() throws(WebSocketViolation) -> WebSocketInbound {
         let kind = openMessage
         let payload = message
         openMessage = nil
         message = []
+        if isCompressed, compression?.serverNoContextTakeover == true, !compressedStreamEnded {
+            inflater?.reset()  // the next message starts with an empty window
+        }
+        isCompressed = false
         guard kind == .text else {
             return .message(.binary(Data(payload)))
         }

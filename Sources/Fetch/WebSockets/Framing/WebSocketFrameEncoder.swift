@@ -11,15 +11,18 @@ package enum WebSocketFrameEncoder {
     ///   - opcode: The frame's kind.
     ///   - payload: The unmasked payload. A control frame's must be at most 125 bytes; the caller keeps to that.
     ///   - isFinal: Whether FIN is set: false for every fragment of a message but its last.
+    ///   - isCompressed: Whether RSV1 is set: the payload is a permessage-deflate message (RFC 7692 §6); only on
+    ///     the first frame of a text or binary message.
     ///   - maskingKey: The key the payload is masked with (a fresh ``randomMaskingKey()`` for each frame).
-    /// - Returns: The frame: the header with FIN, opcode, the MASK bit and the length (7-bit up to 125, 16-bit for
-    ///   126...65535, 64-bit above), the key, and the masked payload.
-    package static func frame(_ opcode: WebSocketOpcode, payload: Data, isFinal: Bool = true, maskingKey: UInt32)
-        -> Data
-    {
+    /// - Returns: The frame: the header with FIN, RSV1, opcode, the MASK bit and the length (7-bit up to 125, 16-bit
+    ///   for 126...65535, 64-bit above), the key, and the masked payload.
+    package static func frame(
+        _ opcode: WebSocketOpcode, payload: Data, isFinal: Bool = true, isCompressed: Bool = false,
+        maskingKey: UInt32
+    ) -> Data {
         var frame: [UInt8] = []
         frame.reserveCapacity(14 + payload.count)
-        frame.append((isFinal ? 0x80 : 0) | opcode.rawValue)
+        frame.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)
         switch payload.count {
         case 0...125:
             frame.append(0x80 | UInt8(payload.count))

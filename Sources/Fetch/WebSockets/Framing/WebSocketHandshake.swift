@@ -37,11 +37,13 @@ package enum WebSocketHandshake {
     ///   - request: The handshake request, with an absolute `ws`, `wss`, `http` or `https` URL.
     ///   - declaredFields: The fields the request declared (``Request/headers``); the default is none.
     ///   - key: The key, from ``makeKey()``.
+    ///   - extensions: The `Sec-WebSocket-Extensions` offer (``PerMessageDeflate/offer``), written after the
+    ///     version, or nil (the default) for none.
     /// - Returns: The head, CRLF line ends, UTF-8.
     /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request for a URL without a host or of another
     ///   scheme, or a header name or value that cannot be sent (CR, LF or NUL in it, or a name that is no token).
     package static func requestHead(
-        for request: URLRequest, declaring declaredFields: HeaderFields = [:], key: String
+        for request: URLRequest, declaring declaredFields: HeaderFields = [:], key: String, extensions: String? = nil
     ) throws -> Data {
         let target = "GET \(request.url?.absoluteString ?? "(no URL)")"
         guard let url = request.url,
@@ -95,6 +97,9 @@ package enum WebSocketHandshake {
         if !has("Sec-WebSocket-Version") {
             lines.append("Sec-WebSocket-Version: 13")
         }
+        if let extensions {
+            lines.append("Sec-WebSocket-Extensions: \(extensions)")
+        }
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
@@ -105,12 +110,15 @@ package enum WebSocketHandshake {
     ///   - key: The `Sec-WebSocket-Key` the request sent.
     ///   - offeredProtocols: The request's `Sec-WebSocket-Protocol` field (a comma-separated list), or nil when it
     ///     asked for no subprotocol.
+    ///   - checksExtensions: Whether an accepted extension is a problem (none was asked for); false when the
+    ///     caller reads `Sec-WebSocket-Extensions` itself (``PerMessageDeflate/negotiate(answer:offered:)``).
     /// - Returns: nil when `Upgrade` is `websocket` (in any case), `Connection` has the `upgrade` token,
-    ///   `Sec-WebSocket-Accept` is ``accept(forKey:)``, no extension was accepted (none was asked for) and the
-    ///   subprotocol, if any, is one the request offered (see ``problem(withSubprotocol:offered:)``); otherwise the
-    ///   reason in words, naming what came back (for ``FetchError/webSocketHandshakeFailed(reason:_:)``).
+    ///   `Sec-WebSocket-Accept` is ``accept(forKey:)``, no extension was accepted (unless `checksExtensions` is
+    ///   false) and the subprotocol, if any, is one the request offered (see
+    ///   ``problem(withSubprotocol:offered:)``); otherwise the reason in words, naming what came back (for
+    ///   ``FetchError/webSocketHandshakeFailed(reason:_:)``).
     package static func problem(
-        withUpgrade headers: HeaderFields, key: String, offeredProtocols: String? = nil
+        withUpgrade headers: HeaderFields, key: String, offeredProtocols: String? = nil, checksExtensions: Bool = true
     ) -> String? {
         guard let upgrade = headers["Upgrade"] else {
             return "the 101 response has no Upgrade field (expected Upgrade: websocket)"
@@ -131,7 +139,7 @@ package enum WebSocketHandshake {
         guard trimmed(answer) == expected else {
             return "the 101 response's Sec-WebSocket-Accept is \(answer.debugDescription), expected \(expected)"
         }
-        if let extensions = headers["Sec-WebSocket-Extensions"], !trimmed(extensions).isEmpty {
+        if checksExtensions, let extensions = headers["Sec-WebSocket-Extensions"], !trimmed(extensions).isEmpty {
             return "the 101 response accepts the extension \(extensions.debugDescription), which was not asked for"
         }
         return problem(withSubprotocol: headers["Sec-WebSocket-Protocol"], offered: offeredProtocols)

@@ -23,7 +23,9 @@ Scenarios, chosen by the request path (query parameters after `?`):
   /ping-flood?count=    stops reading, sends <count> pings of 125 bytes (each payload different), then a text
                         message "done", and keeps reading nothing for 30 s: the client's writes block.
   /count                sends the number of connections open right now (this one excluded) as a text message.
-Any scenario that completes the handshake answers it with a Sec-WebSocket-Protocol field for each ?protocol=.
+Any scenario that completes the handshake answers it with a Sec-WebSocket-Protocol field for each ?protocol=, and
+a Sec-WebSocket-Extensions field for each ?extensions= (whatever the client offered: this server never compresses,
+so /raw sends compressed frames as given).
 Every scenario but /report and /count records the client's close frame under its ?id=.
 """
 
@@ -200,6 +202,8 @@ def serve(conn):
     if path == "/bad-accept":
         accept = base64.b64encode(hashlib.sha1(b"wrong" + GUID).digest())
     chosen = b"".join(b"Sec-WebSocket-Protocol: %s\r\n" % name.encode() for name in parse_qs(url.query).get("protocol", []))
+    chosen += b"".join(
+        b"Sec-WebSocket-Extensions: %s\r\n" % value.encode() for value in parse_qs(url.query).get("extensions", []))
     conn.sendall(
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         b"Sec-WebSocket-Accept: %s\r\n%s\r\n" % (accept, chosen))

@@ -12,14 +12,28 @@ Scenarios:
     /subprotocol     agrees to the subprotocol "chat.v1" when asked, and sends the one agreed
     /connections     (plain HTTP) how many WebSocket connections are open, as the body
     /handshakes      (plain HTTP) how many opening handshakes this server has answered with 101
+    /inspect         sends, as JSON, the client's Sec-WebSocket-Extensions offer and the server's answer; then
+                     echoes, except that the text "stats?" is answered with, as JSON, how many data frames came
+                     compressed (RSV1) and how many came in all
+    /zeros/<n>       sends one binary message of <n> zero bytes (compressed, it is a few bytes per KiB), then echoes
+
+Any path takes ?deflate=<parameters> to choose how the server agrees to permessage-deflate for that connection:
+"off" (no compression), or parameters joined with "," from server_no_context_takeover, client_no_context_takeover,
+server_max_window_bits=<n>, client_max_window_bits=<n>; without it, websockets' defaults (windows of 2^12 both
+ways, context kept).
 
 The server's websockets checks what the client sends: unmasked frames, reserved bits, bad UTF-8 or a bad close
 code fail the connection with a close frame, which the client's test sees.
 """
 import asyncio
 import http
+import json
 import sys
 import threading
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+from websockets.frames import Opcode
 
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
@@ -29,10 +43,16 @@ handshakes = 0
 
 
 async def handler(connection):
-    path = connection.request.path
+    path = connection.request.path.split("?", 1)[0]
     open_connections.add(connection)
     try:
-        if path in ("/echo", "/auth", "/subprotocol"):
+        if path == "/inspect":
+            await inspect(connection)
+        elif path.startswith("/zeros/"):
+            await connection.send(bytes(int(path.rsplit("/", 1)[1])))
+            async for message in connection:
+                await connection.send(message)
+        elif path in ("/echo", "/auth", "/subprotocol"):
             if path == "/subprotocol":
                 await connection.send(connection.subprotocol or "")
             async for message in connection:
@@ -56,8 +76,45 @@ async def handler(connection):
         open_connections.discard(connection)
 
 
+async def inspect(connection):
+    counts = {"compressed": 0, "frames": 0}
+    for extension in connection.protocol.extensions:
+        decode = extension.decode
+
+        def counting(frame, *, max_size=None, decode=decode):
+            if frame.opcode in (Opcode.TEXT, Opcode.BINARY):
+                counts["frames"] += 1
+                counts["compressed"] += 1 if frame.rsv1 else 0
+            return decode(frame, max_size=max_size)
+
+        extension.decode = counting
+    await connection.send(json.dumps({
+        "offer": connection.request.headers.get("Sec-WebSocket-Extensions"),
+        "answer": connection.response.headers.get("Sec-WebSocket-Extensions"),
+    }))
+    async for message in connection:
+        await connection.send(json.dumps(counts) if message == "stats?" else message)
+
+
+def deflate_extensions(query):
+    """The extension factories that ?deflate= asks for, or None for websockets' defaults."""
+    values = parse_qs(query).get("deflate")
+    if not values:
+        return None
+    if values[0] == "off":
+        return []
+    options = {}
+    for parameter in values[0].split(","):
+        name, _, value = parameter.partition("=")
+        options[name] = int(value) if value else True
+    return [ServerPerMessageDeflateFactory(**options)]
+
+
 def process_request(connection, request):
     global handshakes
+    extensions = deflate_extensions(urlsplit(request.path).query)
+    if extensions is not None:
+        connection.protocol.available_extensions = extensions
     if request.path == "/connections":
         return connection.respond(http.HTTPStatus.OK, f"{len(open_connections)}\n")
     if request.path == "/handshakes":

@@ -41,9 +41,9 @@ enum ServerFrames {
     /// What `bytes` decode to, appended as `pieces` of at most `pieceSize` bytes each, decoding after every one:
     /// the messages and control frames, and the violation that stopped it.
     static func decode(
-        _ bytes: Data, maximumMessageSize: Int = 1 << 20, pieceSize: Int = .max
+        _ bytes: Data, maximumMessageSize: Int = 1 << 20, pieceSize: Int = .max, compression: PerMessageDeflate? = nil
     ) -> (inbound: [WebSocketInbound], violation: WebSocketViolation?) {
-        var decoder = WebSocketFrameDecoder(maximumMessageSize: maximumMessageSize)
+        var decoder = WebSocketFrameDecoder(maximumMessageSize: maximumMessageSize, compression: compression)
         var inbound: [WebSocketInbound] = []
         var start = bytes.startIndex
         repeat {
