@@ -3,15 +3,20 @@
 (after any attributes on the same line), outside comments, and the public declarations that carry no `public` of
 their own: each case of a public enum (`case a, b` is two) and each requirement of a public protocol (`func`, `var`,
 `init`, `subscript`, `associatedtype`). Prints the count per module and per file, the cases and requirements apart,
-and fails when the total of all three is over its budget: the 1.0 API's 480 (the first argument) plus the 40 that
+and fails when the total of all three is over its budget: the API's 530 (the first argument) plus the 52 that
 WebSocket may add on top (the files of Sources/Fetch/WebSockets and FetchTesting's MockWebSocket.swift, which are
-counted apart as well and held to their 40).
+counted apart as well and held to their 52).
 
 The budget was 350 lines when only `public` lines were counted and `FetchError` and `FetchEvent` were enums whose
 cases went uncounted. Counting every case and requirement, and making those two structs that can grow (each former
 case is now a code or name and a function that makes one), the 1.0 API measured 499 (459 + 40): the budget is that
 with room for the observability issue's metrics, no more. Past 1.0 the API-breakage check (`Scripts/api_breakage`)
 guards what exists; this budget guards what is added.
+
+Issues 32 and 34 (observability, long-lived WebSockets) added 76: per-attempt metrics (`AttemptMetrics`, its
+`Redirect`), 17 event names and 8 event fields, W3C trace context (`TraceContext`, `.traceContext(_:)`), and
+`WebSocket.Configuration` with keepalive, deadlines, a reconnect hook and `WebSocket.Compression`. The budget is
+that measured (530 + 52 for WebSocket), no more.
 
     python3 Scripts/public_surface.py [budget]
 """
@@ -137,7 +142,7 @@ def skip_string(text, index, out):
 
 
 def main():
-    budget = int(sys.argv[1]) if len(sys.argv) > 1 else 600
+    budget = int(sys.argv[1]) if len(sys.argv) > 1 else 530
     lines = cases = requirements = websocket = 0
     for module in MODULES:
         counts = []
@@ -182,7 +187,7 @@ def main():
     return 0
 
 
-WEBSOCKET_BUDGET = 40
+WEBSOCKET_BUDGET = 52
 
 
 def is_websocket(path):

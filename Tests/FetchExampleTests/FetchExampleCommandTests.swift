@@ -128,8 +128,9 @@ import Testing
             arguments: ["--verbose"], output: output.capture, errors: errors.capture)
         #expect(status == 0, "the flow's output:\n\(output.values.joined(separator: "\n"))")
         let lines = errors.values.filter { $0.contains(", attempt ") }
-        // 11 calls, the notifications stream's two connections and the live desk's handshake, one line each.
-        #expect(lines.count == 14, "\(lines)")
+        // 11 calls, the notifications stream's two connections and the live desk's two handshakes (it reconnects
+        // once), one line each.
+        #expect(lines.count == 15, "\(lines)")
         let shape =
             #/^(GET|POST|PUT|PATCH|DELETE) \S+ (→ \d{3}|failed: .+), attempt \d+: [^;]+(; trace [0-9a-f]{32} span [0-9a-f]{16})?$/#
         for line in lines {

@@ -254,10 +254,10 @@ public final class WebSocket: AsyncSequence, Sendable {
 
     /// Closes as ``close(code:reason:)`` does, for the reason `why` gives; ends every wait of a send or a ping.
     private func close(code: CloseCode, reason: String, why: String) {
-        let (action, waits, connection) = state.withLock {
-            state -> ((() -> Void)?, [Wait], Int?) in
+        let (action, waits, connection, isReconnecting) = state.withLock {
+            state -> ((() -> Void)?, [Wait], Int?, Bool) in
             guard !state.isClosedByClient else {
-                return (nil, [], nil)
+                return (nil, [], nil, false)
             }
             state.clientClose = ClientClose(code: code, reason: reason, why: why)
             state.keepalive?.cancel()
@@ -265,16 +265,20 @@ public final class WebSocket: AsyncSequence, Sendable {
             let waits = Array(state.waits.values)
             switch state.phase {
             case .open(let connection):
-                return ({ connection.channel.close(code: code, reason: reason) }, waits, connection.number)
+                return ({ connection.channel.close(code: code, reason: reason) }, waits, connection.number, false)
             case .reconnecting(let task):
                 state.phase = .ended(nil)
-                return ({ task.cancel() }, waits, nil)
+                return ({ task.cancel() }, waits, nil, true)
             case .ended:
-                return (nil, waits, nil)
+                return (nil, waits, nil, false)
             }
         }
+        let closed = FetchEvent.webSocketClosed(request, code: code, reason: reason, byServer: false)
         if let connection {
-            reportEnd(of: connection, .webSocketClosed(request, code: code, reason: reason, byServer: false))
+            reportEnd(of: connection, closed)
+        } else if isReconnecting {
+            // The last connection's end was reported when it dropped; the socket's own end is the app's close.
+            report(closed)
         }
         action?()
         for wait in waits {

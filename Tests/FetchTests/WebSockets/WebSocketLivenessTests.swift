@@ -68,12 +68,26 @@ import Testing
             .webSocket(Socket(url: (server ?? self.server).url("/echo")), configuration: configuration)
     }
 
+    /// 1 MiB that permessage-deflate cannot shrink (a xorshift sequence), so that sending it fills socket buffers
+    /// whether or not the connection compresses: a run of one byte would go out as a few bytes and never block.
+    static let incompressible: Data = {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        for index in bytes.indices {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = UInt8(truncatingIfNeeded: state)
+        }
+        return Data(bytes)
+    }()
+
     /// Fills the frozen server's socket buffers with 1 MiB messages until a send stays blocked for a while, in a task
     /// the test then cancels or lets time out; returns that task.
     private func blockedSend(on socket: WebSocket) async throws -> Task<Void, any Error> {
         let sent = Locked(0)
         let task = Task {
-            let chunk = Data(repeating: 0x2A, count: 1 << 20)
+            let chunk = Self.incompressible
             for _ in 0..<256 {
                 try await socket.send(chunk)
                 sent.withLock { $0 += 1 }
@@ -232,7 +246,7 @@ import Testing
         configuration.sendTimeout = 0.5
         let socket = try await open(transport, configuration: configuration)
         server.freeze()
-        let chunk = Data(repeating: 0x2A, count: 1 << 20)
+        let chunk = Self.incompressible
         var timedOutAfter: Duration?
         for _ in 0..<256 {
             let start = ContinuousClock.now

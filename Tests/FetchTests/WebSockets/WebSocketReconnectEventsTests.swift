@@ -48,6 +48,38 @@ import Testing
         #expect(seen[4].closeCode == .normalClosure && seen[4].closedByServer == true)
     }
 
+    /// The app's close while a reconnection waits ends the socket's life in an event: closed by the client, with its
+    /// code, after the drop that started the reconnection.
+    @Test func closingWhileReconnectingIsTheLastEventClosedByTheClient() async throws {
+        let server = MockWebSocket([.message(.text("a")), .drop, .message(.text("never"))])
+        let events = Captured<FetchEvent>()
+        let performer = MockPerformer { _ in .webSocket(server) }.with(
+            .observe { event in
+                if event.name.description.hasPrefix("webSocket") || event.name == .reconnecting {
+                    events.capture(event)
+                }
+            })
+        var configuration = WebSocket.Configuration()
+        configuration.reconnectPolicy = ReconnectPolicy()
+        let scheduler = TestScheduler(runsImmediately: false)
+        let socket = try await performer.webSocket(Room(), configuration: configuration, scheduler: scheduler)
+        let reading = Task {
+            var received: [WebSocketMessage] = []
+            for try await message in socket {
+                received.append(message)
+            }
+            return received
+        }
+        // Opened, dropped, reconnecting: the reconnection now waits for virtual time that never comes.
+        _ = try await events.wait(for: 3)
+        socket.close(code: .goingAway, reason: "leaving")
+        _ = await reading.result
+        let seen = events.values
+        #expect(seen.map(\.name) == [.webSocketOpened, .webSocketDropped, .reconnecting, .webSocketClosed])
+        #expect(seen.last?.closeCode == .goingAway && seen.last?.closedByServer == false)
+        #expect(seen.last?.reason == "leaving")
+    }
+
     /// The hook runs once per reopening, after it opened and before the new connection's first message arrives.
     @Test func theReconnectHookRunsOncePerReopeningBeforeItsFirstMessage() async throws {
         let server = MockWebSocket([
