@@ -36,7 +36,9 @@ extension WebSocket {
         /// The default is 10 s.
         ///
         /// The time counts from the ping, and the ping goes out after the messages sent before it: raise it when one
-        /// message can take longer than this to write (16 MiB over a slow link).
+        /// message can take longer than this to write (16 MiB over a slow link). Over libcurl every socket of the
+        /// process shares one thread that frames, compresses and checks messages, so a very large message on one
+        /// socket delays the pongs of the others too.
         public var pongTimeout: TimeInterval = 10
 
         /// How long, in seconds, a ``WebSocket/send(_:)-(WebSocketMessage)`` or a ``WebSocket/ping()`` waits before
