@@ -151,7 +151,9 @@
                 Issue.record("expected FetchError.timedOut(), got \(result)")
                 return
             }
-            #expect(elapsed >= 0.35)
+            // libcurl times the deadline on its own millisecond clock: CI's coverage run once saw it end 0.3 ms short
+            // of 0.35 s by this wall clock.
+            #expect(elapsed >= 0.34)
             #expect(elapsed < 1.5)
         }
 
