@@ -22,15 +22,16 @@ extension WebSocket {
         /// How to reopen the connection after it drops, or `nil` (the default) not to.
         public var reconnectPolicy: ReconnectPolicy?
 
-        /// The keepalive: how long, in seconds, after the last pong the socket sends the next ping, or `nil` for no
-        /// pings. The default is 30 s.
+        /// The keepalive: how long, in seconds, after the last pong the socket sends the next ping, or `nil` (the
+        /// default) for no pings. 30 s suits most connections that live for long.
         ///
         /// A connection whose pong does not come within ``pongTimeout`` ends as a drop (1006), which a
         /// ``reconnectPolicy`` reopens: a server that froze, or a network path that went silent, is noticed within
-        /// the interval plus the timeout, even while nothing else is sent. On by default because without it such a
-        /// connection is never noticed, and 30 s stays under the idle timeout of most proxies and NATs while costing
-        /// two small frames a minute.
-        public var pingInterval: TimeInterval? = 30
+        /// the interval plus the timeout, even while nothing else is sent. Off by default because a pong waits for
+        /// the messages queued before its ping, and over libcurl for every socket's messages on one thread: on a slow
+        /// machine large messages held pongs past 10 s and dropped healthy connections. Turn it on for connections
+        /// that must notice a silent server.
+        public var pingInterval: TimeInterval?
 
         /// How long, in seconds, the keepalive's ping waits for its pong before the connection counts as dropped.
         /// The default is 10 s.
