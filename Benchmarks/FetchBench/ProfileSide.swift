@@ -1,4 +1,5 @@
 import Fetch
+import FetchTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -17,7 +18,11 @@ import Foundation
 /// `Session()` makes on Linux: no cookie storage, no `URLCache`), `platform` (`URLSession.shared.data(for:)` + `JSONDecoder`);
 /// for downloads, with the URL `loopback` (fetch-bench's own server, `/items-1m`): `download` (through an observer
 /// and a retry), `download-bare`, `stream` (`Session.stream` read to its end) and `platform-download`
-/// (`URLSession.shared.download(for:)` + move). `FETCH_BENCH_TIME=1` prints the wall time per call.
+/// (`URLSession.shared.download(for:)` + move). Over a `MockPerformer` (the URL is not used): `mock`, `mock-pass`
+/// (a pass-through `.intercept`), `mock-observe` (`.observe`) and `mock-trace` (`.observe` and `.traceContext()`).
+/// Over `Session(transport: CurlTransport())`: `curl`, `curl-observe`, `curl-requestid` and `curl-trace` (with
+/// `.observe`, then `.requestID()` or `.traceContext()`), best with `loopback:/item-1`. `FETCH_BENCH_TIME=1` prints
+/// the wall time per call.
 enum ProfileSide {
     static let flag = "--profile"
 
@@ -30,11 +35,13 @@ enum ProfileSide {
             return 2
         }
         var server: LoopbackServer?
-        if arguments[3] == "loopback" {
+        if arguments[3].hasPrefix("loopback") {
+            // `loopback` serves `/items-1m`; `loopback:/item-1` another of its paths.
+            let path = arguments[3].split(separator: ":", maxSplits: 1).dropFirst().first.map(String.init)
             do {
                 let loopback = try LoopbackServer()
                 server = loopback
-                given = loopback.url.deletingLastPathComponent().appendingPathComponent("items-1m")
+                given = loopback.url.deletingLastPathComponent().appendingPathComponent(path ?? "items-1m")
             } catch {
                 print("fetch-bench: no loopback server: \(error)")
                 return 1
@@ -89,6 +96,42 @@ enum ProfileSide {
             side = callbackSide { own.handWritten(url, completion: $0) }
         case "platform":
             side = { try await contenders.platformAsync(url) }
+        #if os(Linux)
+            case "curl", "curl-observe", "curl-requestid", "curl-trace":
+                // The observing rows' stacks over `Session(transport: CurlTransport())`, callback form.
+                let curl: Session
+                do {
+                    curl = try Session(transport: CurlTransport(), callbackQueue: OperationQueue())
+                } catch {
+                    print("fetch-bench: libcurl unavailable: \(error)")
+                    return 1
+                }
+                let observe = ObservingMiddleware.observe { _ in }
+                let stacks: [String: any RequestPerforming] = [
+                    "curl": curl, "curl-observe": curl.with(observe),
+                    "curl-requestid": curl.with(observe, .requestID()),
+                    "curl-trace": curl.with(observe, .traceContext()),
+                ]
+                let stack = stacks[arguments[0]] ?? curl
+                side = callbackSide { stack.perform(request, completion: $0) }
+        #endif
+        case "mock", "mock-pass", "mock-observe", "mock-trace":
+            // The observing rows' stacks over a `MockPerformer` answering 16 bytes read as `Data`: Fetch's own
+            // work per call with no network and almost no parsing (the URL is not used).
+            let mock = MockPerformer { _ in MockResponse(status: 200, data: Data(count: 16)) }
+            let observe = ObservingMiddleware.observe { _ in }
+            let stacks: [String: any RequestPerforming] = [
+                "mock": mock,
+                "mock-pass": mock.with(
+                    .intercept { request, _, next, completion in next(request, completion: completion) }),
+                "mock-observe": mock.with(observe), "mock-trace": mock.with(observe, .traceContext()),
+            ]
+            let stack = stacks[arguments[0]] ?? mock
+            side = callbackSide { completion in
+                stack.perform(request) { (result: Result<Data, any Error>) in
+                    completion(result.map { _ in [] })
+                }
+            }
         default:
             print("fetch-bench: unknown side \(arguments[0])")
             return 2
