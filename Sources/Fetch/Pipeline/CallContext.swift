@@ -239,7 +239,8 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
 /// `@unchecked Sendable`: all mutable state is in `state`, behind its lock.
 package final class EventObservers: @unchecked Sendable {
     private struct State {
-        var handlers: [ObjectIdentifier: @Sendable (FetchEvent) -> Void] = [:]
+        /// The observers, in the order they were added (a call has one or two: a list is cheaper than a table).
+        var handlers: [(observer: ObjectIdentifier, handler: @Sendable (FetchEvent) -> Void)] = []
         /// The attempts that reached the transport so far.
         var attempts = 0
         /// What was announced before anyone observed, for each observer added later.
@@ -261,10 +262,10 @@ package final class EventObservers: @unchecked Sendable {
     package func add(_ observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
         let id = ObjectIdentifier(observer)
         let announced = state.withLock { state -> [FetchEvent] in
-            guard state.handlers[id] == nil else {
+            guard !state.handlers.contains(where: { $0.observer == id }) else {
                 return []
             }
-            state.handlers[id] = handler
+            state.handlers.append((id, handler))
             return state.announced
         }
         for event in announced {
@@ -275,41 +276,45 @@ package final class EventObservers: @unchecked Sendable {
     /// Reports `event` to every observer; when no one observes yet, keeps it for each observer added later, which
     /// hears it first: for what happens before a call has reached its observers, such as a download that resumes
     /// on its first attempt.
-    package func announce(_ event: FetchEvent) {
-        let (handlers, event) = state.withLock { state -> ([@Sendable (FetchEvent) -> Void], FetchEvent) in
-            var event = event
-            if event.trace == nil {
-                event.trace = state.trace
+    package func announce(_ event: consuming FetchEvent) {
+        var event = event
+        let handlers = state.withLock { state in
+            if let trace = state.trace, event.trace == nil {
+                event.trace = trace
             }
             if state.handlers.isEmpty {
                 state.announced.append(event)
             }
-            return (Array(state.handlers.values), event)
+            return state.handlers
         }
-        for handler in handlers {
-            handler(event)
+        for entry in handlers {
+            entry.handler(event)
         }
     }
 
     /// Reports `event` to every observer, on the calling thread, with the call's ``trace`` unless it carries one.
-    package func report(_ event: FetchEvent) {
-        let (handlers, trace) = state.withLock { (Array($0.handlers.values), $0.trace) }
+    ///
+    /// `consuming`, as every event path here is: an event is a large value, and each copy retains its every field.
+    package func report(_ event: consuming FetchEvent) {
+        let (handlers, trace) = state.withLock { ($0.handlers, $0.trace) }
         var event = event
-        if event.trace == nil {
+        if let trace, event.trace == nil {
             event.trace = trace
         }
-        for handler in handlers {
-            handler(event)
+        for entry in handlers {
+            entry.handler(event)
         }
     }
 
     /// `event` with the call's ``trace``, unless it carries one: for an event reported to one observer only.
-    package func traced(_ event: FetchEvent) -> FetchEvent {
-        guard event.trace == nil, let trace else {
+    package func traced(_ event: consuming FetchEvent) -> FetchEvent {
+        guard let trace else {
             return event
         }
         var event = event
-        event.trace = trace
+        if event.trace == nil {
+            event.trace = trace
+        }
         return event
     }
 
@@ -334,9 +339,12 @@ package final class EventObservers: @unchecked Sendable {
     }
 
     /// The number of the attempt now reaching the transport, counting from 1 across the whole call (and across the
-    /// reconnections of a stream or WebSocket).
-    package func nextAttempt() -> Int {
+    /// reconnections of a stream or WebSocket); `nil` when nobody observes, and then the attempt is not counted.
+    package func nextObservedAttempt() -> Int? {
         state.withLock { state in
+            guard !state.handlers.isEmpty else {
+                return nil
+            }
             state.attempts += 1
             return state.attempts
         }

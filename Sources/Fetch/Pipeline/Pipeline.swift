@@ -309,6 +309,9 @@ extension Pipeline {
         /// middlewares see it (see ``RestrictedThreadTransport``).
         private let sendsHandOn: Bool
         private let streamsHandOn: Bool
+        /// The transport's redirect policy, for the events of a redirect it refused (looked up once: a cast to a
+        /// protocol costs hundreds of instructions).
+        private let redirectPolicy: RedirectPolicy?
 
         init(middlewares: [any Middleware], transport: any Transport) {
             self.middlewares = middlewares
@@ -316,6 +319,7 @@ extension Pipeline {
             let restricted = transport as? any RestrictedThreadTransport
             self.sendsHandOn = !middlewares.isEmpty && restricted?.sendsCompleteOnRestrictedThread == true
             self.streamsHandOn = !middlewares.isEmpty && restricted?.streamsCompleteOnRestrictedThread == true
+            self.redirectPolicy = (transport as? any RedirectFollowing)?.redirectPolicy
         }
 
         /// Starts `context`'s call at step `index`, and calls `completion` exactly once: with the answer, or with
@@ -326,9 +330,13 @@ extension Pipeline {
             context: CallContext,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) {
-            let cancelled = FetchError.cancelled(request: context.request)
-            guard context.begin(reportingCancellationWith: { completion(.failure(cancelled)) }) else {
-                completion(.failure(cancelled))
+            // The error is made when it is needed, not on every call.
+            guard
+                context.begin(reportingCancellationWith: {
+                    completion(.failure(FetchError.cancelled(request: context.request)))
+                })
+            else {
+                completion(.failure(FetchError.cancelled(request: context.request)))
                 return
             }
             run(request, from: index, context: context) { answer in
@@ -396,29 +404,39 @@ extension Pipeline {
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> @Sendable (Result<Response, any Error>) -> Void {
             let observers = context.observers
-            guard !middlewares.isEmpty, !observers.isEmpty else {
+            guard !middlewares.isEmpty, let attempt = observers.nextObservedAttempt() else {
                 return completion
             }
-            let attempt = observers.nextAttempt()
             let started = ContinuousClock.now
-            let report = { @Sendable (event: FetchEvent) in
-                var event = event
+            var event = FetchEvent.attemptStarted(request, attempt: attempt)
+            if let trace {
                 event.trace = trace
-                observers.report(event)
             }
-            report(.attemptStarted(request, attempt: attempt))
-            let policy = (transport as? any RedirectFollowing)?.redirectPolicy
+            observers.report(event)
+            let policy = redirectPolicy
             return { answer in
-                if case .success(let response) = answer {
-                    for hop in response.metrics?.redirects ?? [] {
-                        report(.redirect(.redirected, request, hop))
+                if case .success(let response) = answer, let hops = response.metrics?.redirects, !hops.isEmpty {
+                    for hop in hops {
+                        var event = FetchEvent.redirect(.redirected, request, hop)
+                        if let trace {
+                            event.trace = trace
+                        }
+                        observers.report(event)
                     }
                 }
                 if let (refused, reason) = Self.refusedRedirect(in: answer, of: request, policy: policy) {
-                    report(.redirect(.redirectRefused, request, refused, reason: reason))
+                    var event = FetchEvent.redirect(.redirectRefused, request, refused, reason: reason)
+                    if let trace {
+                        event.trace = trace
+                    }
+                    observers.report(event)
                 }
                 let duration = (ContinuousClock.now - started).seconds
-                report(.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration))
+                var event = FetchEvent.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration)
+                if let trace {
+                    event.trace = trace
+                }
+                observers.report(event)
                 completion(answer)
             }
         }
@@ -430,16 +448,23 @@ extension Pipeline {
             in answer: Result<Response, any Error>, of request: any Request, policy: RedirectPolicy?
         ) -> (AttemptMetrics.Redirect, String)? {
             switch answer {
-            case .failure(let error as FetchError):
-                guard case .redirectRefused(let from, let to, let reason, _) = error.kind,
+            case .failure(let error):
+                guard let error = error as? FetchError,
+                    case .redirectRefused(let from, let to, let reason, _) = error.kind,
                     let status = error.redirectStatus
                 else {
                     return nil
                 }
                 return (AttemptMetrics.Redirect(url: from, status: status, location: to), reason)
             case .success(let response):
+                switch response.status {
+                case 301, 302, 303, 307, 308:
+                    break
+                default:
+                    return nil
+                }
                 let from = response.url ?? request.url
-                guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["Location"],
+                guard let location = response.headers["Location"],
                     let target = URL(string: location, relativeTo: from)?.absoluteURL
                 else {
                     return nil
@@ -449,8 +474,6 @@ extension Pipeline {
                     ? "the redirect policy follows none (maximumRedirects is 0)"
                     : "the transport did not follow it"
                 return (AttemptMetrics.Redirect(url: from, status: response.status, location: target), reason)
-            case .failure:
-                return nil
             }
         }
 

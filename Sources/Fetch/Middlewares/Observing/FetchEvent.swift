@@ -93,37 +93,150 @@ public struct FetchEvent: Sendable {
     /// The request the event is about.
     public let request: any Request
     /// The attempt the event is about, counting from 1, when it is about one.
-    public var attempt: Int?
+    public var attempt: Int? {
+        get { details?.attempt }
+        set { if newValue != nil || details != nil { withDetails { $0.attempt = newValue } } }
+    }
+
     /// The wait before what the event announces, in seconds.
-    public var delay: TimeInterval?
+    public var delay: TimeInterval? {
+        get { details?.delay }
+        set { if newValue != nil || details != nil { withDetails { $0.delay = newValue } } }
+    }
+
     /// Why, in words: the status or error that makes a retry, or what the app's own event says.
-    public var reason: String?
+    public var reason: String? {
+        get { details?.reason }
+        set { if newValue != nil || details != nil { withDetails { $0.reason = newValue } } }
+    }
+
     /// The status of the response.
-    public var status: Int?
+    public var status: Int? {
+        get { details?.status }
+        set { if newValue != nil || details != nil { withDetails { $0.status = newValue } } }
+    }
+
     /// The number of bytes of the response's body.
-    public var bytes: Int?
+    public var bytes: Int? {
+        get { details?.bytes }
+        set { if newValue != nil || details != nil { withDetails { $0.bytes = newValue } } }
+    }
+
     /// How long the call, or the attempt, took until the event, in seconds.
-    public var duration: TimeInterval?
+    public var duration: TimeInterval? {
+        get { details?.duration }
+        set { if newValue != nil || details != nil { withDetails { $0.duration = newValue } } }
+    }
+
     /// The error the call, or the attempt, failed with.
-    public var error: (any Error)?
+    public var error: (any Error)? {
+        get { details?.error }
+        set { if newValue != nil || details != nil { withDetails { $0.error = newValue } } }
+    }
+
     /// What the attempt measured on the network.
-    public var metrics: AttemptMetrics?
+    public var metrics: AttemptMetrics? {
+        get { details?.metrics }
+        set { if newValue != nil || details != nil { withDetails { $0.metrics = newValue } } }
+    }
+
     /// The redirect followed or refused.
-    public var redirect: AttemptMetrics.Redirect?
+    public var redirect: AttemptMetrics.Redirect? {
+        get { details?.redirect }
+        set { if newValue != nil || details != nil { withDetails { $0.redirect = newValue } } }
+    }
+
     /// The call that started what the event reports: whose answer made a credential refresh, or which call in
     /// flight this one joined.
-    public var initiator: (any Request)?
+    public var initiator: (any Request)? {
+        get { details?.initiator }
+        set { if newValue != nil || details != nil { withDetails { $0.initiator = newValue } } }
+    }
+
     /// The id of the last event an event source received, which its reconnection sends as `Last-Event-ID`.
-    public var lastEventID: String?
+    public var lastEventID: String? {
+        get { details?.lastEventID }
+        set { if newValue != nil || details != nil { withDetails { $0.lastEventID = newValue } } }
+    }
+
     /// The code a WebSocket closed with; `nil` when the closing frame carried none.
-    public var closeCode: WebSocket.CloseCode?
+    public var closeCode: WebSocket.CloseCode? {
+        get { details?.closeCode }
+        set { if newValue != nil || details != nil { withDetails { $0.closeCode = newValue } } }
+    }
+
     /// Whether the server, not the app, started closing the WebSocket.
-    public var closedByServer: Bool?
+    public var closedByServer: Bool? {
+        get { details?.closedByServer }
+        set { if newValue != nil || details != nil { withDetails { $0.closedByServer = newValue } } }
+    }
+
     /// The byte a resumed transfer goes on from.
-    public var offset: Int64?
+    public var offset: Int64? {
+        get { details?.offset }
+        set { if newValue != nil || details != nil { withDetails { $0.offset = newValue } } }
+    }
+
     /// The trace the call belongs to, when the call is traced (see ``Middleware/traceContext(_:)``): an attempt's
     /// events carry the attempt's span, the others the span the call continues.
-    public var trace: TraceContext?
+    public var trace: TraceContext? {
+        get { details?.trace }
+        set { if newValue != nil || details != nil { withDetails { $0.trace = newValue } } }
+    }
+
+    /// The fields beyond the name and the request, boxed: an event is copied from middleware to observer, and most
+    /// carry few of them, so a copy costs a retain instead of every field's (`nil` while none is set).
+    private var details: Details?
+
+    /// The storage of the optional fields, copied before a write when it is shared.
+    private final class Details: @unchecked Sendable {
+        var attempt: Int?
+        var delay: TimeInterval?
+        var reason: String?
+        var status: Int?
+        var bytes: Int?
+        var duration: TimeInterval?
+        var error: (any Error)?
+        var metrics: AttemptMetrics?
+        var redirect: AttemptMetrics.Redirect?
+        var initiator: (any Request)?
+        var lastEventID: String?
+        var closeCode: WebSocket.CloseCode?
+        var closedByServer: Bool?
+        var offset: Int64?
+        var trace: TraceContext?
+
+        init() {}
+
+        init(copying other: Details) {
+            attempt = other.attempt
+            delay = other.delay
+            reason = other.reason
+            status = other.status
+            bytes = other.bytes
+            duration = other.duration
+            error = other.error
+            metrics = other.metrics
+            redirect = other.redirect
+            initiator = other.initiator
+            lastEventID = other.lastEventID
+            closeCode = other.closeCode
+            closedByServer = other.closedByServer
+            offset = other.offset
+            trace = other.trace
+        }
+    }
+
+    /// Runs `change` on storage of this event's own.
+    private mutating func withDetails(_ change: (Details) -> Void) {
+        if isKnownUniquelyReferenced(&details), let details {  // checked before a binding takes a reference
+            change(details)
+        } else {
+            let own = details.map(Details.init(copying:)) ?? Details()
+            change(own)
+            details = own
+        }
+    }
 
     /// An event of the app's own, for ``CallContext/report(_:)``.
     ///
@@ -139,21 +252,7 @@ public struct FetchEvent: Sendable {
     private init(_ name: Name, _ request: any Request) {
         self.name = name
         self.request = request
-        attempt = nil
-        delay = nil
-        reason = nil
-        status = nil
-        bytes = nil
-        duration = nil
-        error = nil
-        metrics = nil
-        redirect = nil
-        initiator = nil
-        lastEventID = nil
-        closeCode = nil
-        closedByServer = nil
-        offset = nil
-        trace = nil
+        details = nil
     }
 }
 

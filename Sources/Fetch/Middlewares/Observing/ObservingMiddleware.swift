@@ -40,17 +40,18 @@ public final class ObservingMiddleware: Middleware {
         context.observeEvents(as: self, onEvent)
         let started = ContinuousClock.now
         let observers = context.observers
+        let onEvent = onEvent
         onEvent(observers.traced(.started(request)))
         next(request) { outcome in
             let duration = (ContinuousClock.now - started).seconds
             switch outcome {
             case .success(let response):
-                self.onEvent(
+                onEvent(
                     observers.traced(
                         .finished(
                             request, status: response.status, bytes: response.data?.count ?? 0, duration: duration)))
             case .failure(let error):
-                self.onEvent(observers.traced(.failed(request, error: error, duration: duration)))
+                onEvent(observers.traced(.failed(request, error: error, duration: duration)))
             }
             completion(outcome)
         }
