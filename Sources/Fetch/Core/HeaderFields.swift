@@ -268,4 +268,15 @@ package enum HeaderName {
     private static func lowercase(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
+
+    /// Whether `text` holds a line break: any scalar that makes a `Character` a newline (LF, VT, FF, CR, NEL, LINE
+    /// and PARAGRAPH SEPARATOR). A scan of scalars, not of characters, which would cost grapheme breaking.
+    package static func hasLineBreak(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            switch scalar.value {
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+            default: false
+            }
+        }
+    }
 }

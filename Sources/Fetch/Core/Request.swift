@@ -96,9 +96,7 @@ extension Request {
         }
         // URLRequest holds one value per name: repeated fields are combined as RFC 9110 says (Cookie's with "; "),
         // and a transport that sends fields apart reads them from `headers` again (Exchange.fields(of:in:)).
-        for (name, value) in headers.combined {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
+        urlRequest.setHeaderFields(headers.combined)
         urlRequest.httpBody = body
         if let timeout {
             urlRequest.timeoutInterval = timeout
@@ -196,10 +194,13 @@ package enum HeaderValidation {
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+            UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
+            UInt8(ascii: "|"), UInt8(ascii: "~"):
             true
         default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            false
         }
     }
 
@@ -209,5 +210,29 @@ package enum HeaderValidation {
 
     private static func quoted(_ scalar: Unicode.Scalar) -> String {
         String(scalar).debugDescription
+    }
+}
+
+extension URLRequest {
+    /// Sets each of `fields` (one per name, case-insensitively), replacing a field of the same name in any case, and
+    /// removes each name of `removing`; the other fields stay. One assignment of the whole dictionary: on Linux each
+    /// `setValue(_:forHTTPHeaderField:)` capitalizes the name, validates the value character by character and
+    /// lowercases every name held, thousands of instructions a field (Fetch validates every field itself, more
+    /// strictly: ``HeaderValidation``). Names keep the request's spelling.
+    mutating func setHeaderFields(_ fields: [(name: String, value: String)], removing: [String] = []) {
+        guard !fields.isEmpty || !removing.isEmpty else {
+            return
+        }
+        var all = allHTTPHeaderFields ?? [:]
+        if !all.isEmpty {
+            let replaced = fields.map(\.name) + removing
+            for name in all.keys where replaced.contains(where: { HeaderName.equal($0, name) }) {
+                all[name] = nil
+            }
+        }
+        for (name, value) in fields {
+            all[name] = value
+        }
+        allHTTPHeaderFields = all
     }
 }

@@ -75,6 +75,25 @@ import Testing
 }
 
 /// Header fields as each transport delivers them from the loopback server's `/headers/repeated`.
+/// The scan for line breaks that the libcurl transport runs on every field it sends.
+@Suite struct HeaderLineBreakTests {
+    /// It agrees with `Character.isNewline`, which it replaces for speed, on every scalar that could matter: the C0
+    /// and C1 controls, the Unicode separators and their neighbours, and text around them.
+    @Test func findsExactlyTheLineBreaksACharacterScanFinds() {
+        var scalars = (0x00...0xA0).compactMap(Unicode.Scalar.init)
+        scalars += (0x2020...0x2030).compactMap(Unicode.Scalar.init)
+        for scalar in scalars {
+            for text in [String(scalar), "a\(scalar)b", "\(scalar)\u{301}", "\r\(scalar)"] {
+                #expect(
+                    HeaderName.hasLineBreak(text) == text.contains(where: \.isNewline),
+                    "U+\(String(scalar.value, radix: 16)) in \(text.debugDescription)")
+            }
+        }
+        #expect(!HeaderName.hasLineBreak("application/json; charset=utf-8"))
+        #expect(!HeaderName.hasLineBreak(""))
+    }
+}
+
 @Suite struct HeaderFieldsWireTests {
     let server: TestServer
 

@@ -66,8 +66,9 @@ public struct AdaptedRequest: Request {
     /// Builds the `URLRequest` of the request this one was made from, with this one's URL, method, header fields,
     /// body and timeout in place of its own.
     ///
-    /// Fields the request it was made from built beyond its ``Request/headers`` stay, unless this request sets a
-    /// field of the same name. `URLRequest` holds one value per name: repeated fields are combined there as RFC 9110
+    /// Only the fields this request changed are set again: the others, and the fields the request it was made from
+    /// built beyond its ``Request/headers``, stay as it built them, unless this request sets a field of the same
+    /// name. `URLRequest` holds one value per name: repeated fields are combined there as RFC 9110
     /// §5.3 says (see ``URLSessionTransport``), while ``CurlTransport`` sends them apart.
     ///
     /// - Returns: The request to send.
@@ -86,21 +87,23 @@ public struct AdaptedRequest: Request {
             try HeaderValidation.validate(method: method.rawValue, url: url)
             urlRequest.httpMethod = method.rawValue
         }
-        let declared = base.headers
-        if !headers.elementsEqual(declared, by: { $0.name == $1.name && $0.value == $1.value }) {
-            for (name, value) in headers {
+        // Only the names whose fields changed are set again: a middleware adds or replaces one or two, and each
+        // `setValue` costs thousands of instructions on Linux. The rest, and what the request built beyond its
+        // declared fields (a streamed body's length, say), stay as the request built them.
+        var changed: [(name: String, value: String)] = []
+        var removed: [String] = []
+        for name in Self.changedNames(from: base.headers, to: headers) {
+            let values = headers.values(for: name)
+            for value in values {
                 try HeaderValidation.validate(name: name, value: value, in: target)
             }
-            // What the request built beyond its declared fields (a streamed body's length, say) stays.
-            let built = (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
-            urlRequest.allHTTPHeaderFields = nil
-            for (name, value) in headers.combined {
-                urlRequest.setValue(value, forHTTPHeaderField: name)
-            }
-            for (name, value) in built where !declared.contains(name) && !headers.contains(name) {
-                urlRequest.setValue(value, forHTTPHeaderField: name)
+            if values.isEmpty {
+                removed.append(name)
+            } else {
+                changed.append((name, values.joined(separator: HeaderName.equal(name, "Cookie") ? "; " : ", ")))
             }
         }
+        urlRequest.setHeaderFields(changed, removing: removed)
         if let ownBody {
             urlRequest.httpBody = ownBody
             if !headers.contains("Content-Length") {
@@ -112,5 +115,24 @@ public struct AdaptedRequest: Request {
             urlRequest.timeoutInterval = timeout ?? URLRequest(url: url).timeoutInterval
         }
         return urlRequest
+    }
+
+    /// The names whose values differ between `declared` and `headers` (compared case-insensitively, in order): as
+    /// `headers` spells them, then the names `headers` removed, as `declared` spells them.
+    private static func changedNames(from declared: HeaderFields, to headers: HeaderFields) -> [String] {
+        if headers.elementsEqual(declared, by: { $0.name == $1.name && $0.value == $1.value }) {
+            return []
+        }
+        var changed: [String] = []
+        func isListed(_ name: String) -> Bool {
+            changed.contains { HeaderName.equal($0, name) }
+        }
+        for (name, _) in headers where !isListed(name) && headers.values(for: name) != declared.values(for: name) {
+            changed.append(name)
+        }
+        for (name, _) in declared where !isListed(name) && !headers.contains(name) {
+            changed.append(name)
+        }
+        return changed
     }
 }

@@ -185,7 +185,7 @@
             // Apart and in order, as the request declared them (URLRequest holds one combined value per name), but
             // for Cookie: a client sends one Cookie line, its pairs joined with "; " (RFC 6265 §5.4).
             for (name, value) in Exchange.joiningCookies(Exchange.fields(declared: job.declaredFields, in: request)) {
-                guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline), !name.isEmpty else {
+                guard !HeaderName.hasLineBreak(name), !HeaderName.hasLineBreak(value), !name.isEmpty else {
                     headerList = list
                     throw FetchError.invalidRequest(
                         "\(request.httpMethod ?? "GET") \(url.absoluteString): the header \(name.debugDescription) has a line break"
