@@ -116,6 +116,22 @@ import Testing
         #expect(Set(ids.compactMap { $0 }).count == 3)
     }
 
+    /// The id is a random (version 4, RFC 9562 variant) UUID spelled as `UUID().uuidString` spells one.
+    @Test func aRequestIDIsAVersion4UUIDInFoundationsSpelling() throws {
+        let spy = SpyPerformer()
+        let performer = spy.with(.requestID())
+        for _ in 0..<200 {
+            performer.perform(request) { (_: Result<Data, any Error>) in }
+        }
+        for sent in spy.requests {
+            let id = try #require(try sent.makeURLRequest().value(forHTTPHeaderField: "X-Request-ID"))
+            let uuid = try #require(UUID(uuidString: id), "\(id) is not a UUID")
+            #expect(uuid.uuidString == id, "spelled as Foundation spells it")
+            #expect(uuid.uuid.6 >> 4 == 4, "version 4: \(id)")
+            #expect(uuid.uuid.8 >> 6 == 0b10, "the RFC 9562 variant: \(id)")
+        }
+    }
+
     @Test func anAdapterErrorFailsTheCallAndNothingIsSent() {
         struct NoSession: Error {}
         let spy = SpyPerformer()

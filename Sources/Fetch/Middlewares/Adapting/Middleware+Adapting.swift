@@ -85,7 +85,7 @@ extension Middleware where Self == InterceptingMiddleware {
     public static func requestID(_ name: String = "X-Request-ID") -> InterceptingMiddleware {
         adapt { request in
             if !request.headers.contains(name) {
-                request.headers.append(name, UUID().uuidString)
+                request.headers.append(name, RandomUUID.string())
             }
         }
     }

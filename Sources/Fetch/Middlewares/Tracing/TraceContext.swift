@@ -116,17 +116,20 @@ extension TraceContext {
         }
         return String(unsafeUninitializedCapacity: count) { buffer in
             var index = 0
-            for word in count == 32 ? [high, low] : [low] {
+            func write(_ word: UInt64) {
                 for shift in stride(from: 60, through: 0, by: -4) {
-                    buffer[index] = hexDigits[Int(truncatingIfNeeded: word >> UInt64(shift) & 0xF)]
+                    let digit = UInt8(truncatingIfNeeded: word >> UInt64(shift) & 0xF)
+                    buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
                     index += 1
                 }
             }
+            if count == 32 {
+                write(high)
+            }
+            write(low)
             return index
         }
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The value of two lowercase hexadecimal digits, or `nil` when they are not.
     private static func hexValue(_ digits: ArraySlice<UInt8>) -> UInt8? {
