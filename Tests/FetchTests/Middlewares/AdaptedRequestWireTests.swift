@@ -41,6 +41,21 @@ import Testing
         }
     }
 
+    /// Names keep the request's spelling on every transport, Linux's URLSession included, whose `setValue` would
+    /// write `X-Request-Id` and `X-Trace-Id-Lower`; a middleware's field too.
+    @Test(arguments: SessionFace.allCases)
+    func namesReachTheServerSpelledAsTheRequestSpellsThem(face: SessionFace) async throws {
+        let server = try TestServer.running()
+        let (session, finish) = try face.makeSession()
+        defer { finish() }
+        let request = TestRequest(
+            server.url("/headers/received"), headers: HeaderFields([("X-Request-ID", "7"), ("x-trace-ID-lower", "8")]))
+        let received: [[String]] = try await session.with(.adapt { $0.headers.append("X-API-Key", "k") })
+            .perform(request)
+        #expect(
+            Set(received.map { $0[0] }) == ["X-Request-ID", "x-trace-ID-lower", "X-API-Key"], "\(received)")
+    }
+
     @Test(arguments: SessionFace.allCases)
     func repeatedFieldsSurviveARedirectAndAStream(face: SessionFace) async throws {
         let server = try TestServer.running()
