@@ -110,3 +110,35 @@ import Testing
         #expect(fields == ["X-A: 1", "Cookie: REDACTED", "X-B: 2", "X-A: 3", "Cookie: REDACTED"])
     }
 }
+
+/// The two ways `Exchange.fields(declared:in:)` reads the fields a `URLRequest` sends agree.
+@Suite struct ExchangeFieldsTests {
+    /// Random declared fields (repeated names, names differing in case, cookies) against a `URLRequest` that sends
+    /// them combined, changed, dropped or joined by fields of its own.
+    @Test func scanningAndTablesReadTheSameFields() {
+        var random = SplitMix(seed: 0x5EED)
+        let names = ["X-A", "x-a", "X-B", "Cookie", "Accept", "Authorization", "X-Long-Name-\(1)", "ETag"]
+        for _ in 0..<2_000 {
+            var declared: [(name: String, value: String)] = []
+            for _ in 0..<Int.random(in: 0...8, using: &random) {
+                declared.append(
+                    (names.randomElement(using: &random) ?? "X-A", "v\(Int.random(in: 0...3, using: &random))"))
+            }
+            let fields = HeaderFields(declared)
+            var sent: [String: String] = [:]
+            for (name, value) in fields.combined {
+                switch Int.random(in: 0...5, using: &random) {
+                case 0: continue  // dropped (a redirect to another origin)
+                case 1: sent[name] = "changed"  // the request's own makeURLRequest
+                default: sent[name] = value
+                }
+            }
+            for index in 0..<Int.random(in: 0...3, using: &random) {
+                sent["X-Built-\(index)"] = "b\(index)"
+            }
+            let scanned = Exchange.fieldsByScanning(declared: fields, sent: sent).map { "\($0.name): \($0.value)" }
+            let tabled = Exchange.fieldsByTable(declared: fields, sent: sent).map { "\($0.name): \($0.value)" }
+            #expect(scanned == tabled, "declared \(declared), sent \(sent)")
+        }
+    }
+}

@@ -53,6 +53,43 @@ package enum Exchange {
         guard let sent = urlRequest.allHTTPHeaderFields, !sent.isEmpty else {
             return []
         }
+        // A request has a handful of fields: scanning them costs a tenth of hashing lowercased copies of each name.
+        if sent.count <= 16, declared.count <= 16 {
+            return fieldsByScanning(declared: declared, sent: sent)
+        }
+        return fieldsByTable(declared: declared, sent: sent)
+    }
+
+    /// ``fields(declared:in:)`` for few fields, comparing names as they are.
+    package static func fieldsByScanning(
+        declared: HeaderFields, sent: [String: String]
+    ) -> [(name: String, value: String)] {
+        let combined = declared.combined
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(max(sent.count, declared.count))
+        var replaced: [String] = []
+        for (name, value) in declared {
+            guard let wire = sent.first(where: { HeaderName.equal($0.key, name) }) else {
+                continue  // the URLRequest does not send it
+            }
+            if wire.value == combined.first(where: { HeaderName.equal($0.name, name) })?.value {
+                fields.append((name, value))
+            } else if !replaced.contains(where: { HeaderName.equal($0, name) }) {
+                replaced.append(name)
+                fields.append((wire.key, wire.value))
+            }
+        }
+        let extras = sent.filter { field in !combined.contains { HeaderName.equal($0.name, field.key) } }
+        for (name, value) in extras.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            fields.append((name, value))
+        }
+        return fields
+    }
+
+    /// ``fields(declared:in:)`` for many fields, by tables of lowercased names.
+    package static func fieldsByTable(
+        declared: HeaderFields, sent: [String: String]
+    ) -> [(name: String, value: String)] {
         var sentByName: [String: (name: String, value: String)] = [:]
         sentByName.reserveCapacity(sent.count)
         for (name, value) in sent {
