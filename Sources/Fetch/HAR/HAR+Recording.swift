@@ -17,8 +17,8 @@ extension HAR.Entry {
     /// their full size and the body's comment says what was cut. A body streamed from a file (a large
     /// ``MultipartBody``) is not recorded: its size is -1 and its comment says so.
     ///
-    /// The protocol version is written as `HTTP/1.1` and header sizes as -1 (unknown): `URLSession` reports
-    /// neither.
+    /// The protocol version is written as `HTTP/1.1` and header sizes as -1 (unknown): the recording middleware
+    /// writes them from the response's metrics where the transport counted them (libcurl).
     ///
     /// - Parameters:
     ///   - request: The request as it was sent.

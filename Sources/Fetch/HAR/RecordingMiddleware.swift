@@ -111,6 +111,16 @@ package struct HARRecorder: Sendable {
                 entry.serverIPAddress = response.metrics?.remoteAddress
                 // HAR's connection is an id of the connection: "the client or server port number".
                 entry.connection = response.metrics?.remotePort.map(String.init)
+                // The heads' sizes and the version spoken, where the transport counted them (libcurl); -1 and
+                // HTTP/1.1 otherwise, as before.
+                if let metrics = response.metrics {
+                    entry.request.headersSize = metrics.requestHeaderBytes ?? -1
+                    entry.response.headersSize = metrics.responseHeaderBytes ?? -1
+                    if let version = metrics.httpVersion {
+                        entry.request.httpVersion = version
+                        entry.response.httpVersion = version
+                    }
+                }
                 try keep(entry, request, response)
                 completion(result)
             } catch {

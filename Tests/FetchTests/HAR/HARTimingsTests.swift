@@ -45,6 +45,15 @@ import Testing
             #expect(entry.serverIPAddress == nil)
         }
 
+        // The heads' sizes and the version, as the transport counted them (libcurl), else unknown.
+        #expect(entry.request.headersSize == metrics.requestHeaderBytes ?? -1)
+        #expect(entry.response.headersSize == metrics.responseHeaderBytes ?? -1)
+        #expect(entry.response.httpVersion == metrics.httpVersion ?? "HTTP/1.1")
+        if transport == .curl {
+            #expect(entry.request.headersSize > 20, "a request line and Host at least")
+            #expect(entry.response.headersSize > 17, "a status line at least")
+        }
+
         let offline = try MockPerformer(replaying: file)
         let replayed = Captured<Result<Response, any Error>>()
         offline.perform(request, completion: replayed.capture)
