@@ -38,6 +38,10 @@ public struct FetchError: Error, Sendable {
     /// the `redirectRefused` event's ``FetchEvent/redirect`` carries.
     package var redirectStatus: Int?
 
+    /// For a ``timedOut(request:seconds:)`` that was not the wait for an answer: what did not happen in time, such
+    /// as "the message was not sent" for a WebSocket send.
+    package var unfinished: String?
+
     package init(_ kind: Kind) {
         self.kind = kind
     }
@@ -362,7 +366,7 @@ extension FetchError: CustomStringConvertible {
                 + " (URLError \(error.code.rawValue))"
         case .timedOut(let request, let seconds):
             let limit = seconds.map { "within \(ErrorText.seconds($0))" } ?? "within its timeout"
-            return "\(ErrorText.target(request)) timed out: no answer \(limit)"
+            return "\(ErrorText.target(request)) timed out: \(unfinished ?? "no answer") \(limit)"
         case .cancelled(let request):
             return "\(ErrorText.target(request)) was cancelled before it finished"
         case .notHTTPResponse(let request):
@@ -466,7 +470,7 @@ extension FetchError {
         case .transport(let error, nil):
             .transport(error, request: request)
         case .timedOut(nil, let seconds):
-            .timedOut(request: request, seconds: seconds)
+            FetchError.timedOut(request: request, seconds: seconds).leaving(unfinished)
         case .cancelled(nil):
             .cancelled(request: request)
         case .notHTTPResponse(nil):
@@ -493,6 +497,13 @@ extension FetchError {
 }
 
 extension FetchError {
+    /// This error, saying that `unfinished` is what did not happen in time.
+    package func leaving(_ unfinished: String?) -> FetchError {
+        var error = self
+        error.unfinished = unfinished
+        return error
+    }
+
     /// This error, refusing a redirect of `status`.
     package func refusing(status: Int?) -> FetchError {
         var refusal = self

@@ -185,7 +185,7 @@ public final class WebSocket: AsyncSequence, Sendable {
     ///   reconnection; ``FetchError/cancelled(request:)`` when the task was cancelled;
     ///   ``FetchError/timedOut(request:seconds:)`` when ``Configuration/sendTimeout`` passed.
     public func send(_ message: WebSocketMessage) async throws {
-        try await wait(for: "the message") { channel, completion in
+        try await wait(for: "the message", unfinished: "the message was not sent") { channel, completion in
             channel.send(message, completion)
         }
     }
@@ -236,7 +236,7 @@ public final class WebSocket: AsyncSequence, Sendable {
     ///   when the task was cancelled; ``FetchError/timedOut(request:seconds:)`` when ``Configuration/sendTimeout``
     ///   passed.
     public func ping() async throws {
-        try await wait(for: "the ping") { channel, completion in
+        try await wait(for: "the ping", unfinished: "no pong answered the ping") { channel, completion in
             channel.ping(completion)
         }
     }
@@ -511,6 +511,7 @@ public final class WebSocket: AsyncSequence, Sendable {
     /// cancelled, ``Configuration/sendTimeout`` passes or the client closes.
     private func wait(
         for what: String,
+        unfinished: String,
         _ start: (any WebSocketChannel, @escaping @Sendable ((any Error)?) -> Void) -> Void
     ) async throws {
         let connection = try await connectionForSending(what)
@@ -524,7 +525,10 @@ public final class WebSocket: AsyncSequence, Sendable {
         let request = request
         let timer = Self.validInterval(configuration.sendTimeout).map { seconds in
             scheduler.scheduleTimeout(after: seconds) {
-                wait.finish(.failure(FetchError.timedOut(request: request, seconds: seconds)))
+                wait.finish(
+                    .failure(
+                        FetchError.timedOut(request: request, seconds: seconds)
+                            .leaving("\(unfinished) (the send timeout)")))
             }
         }
         defer { timer?.cancel() }

@@ -77,6 +77,15 @@ import Testing
             APIRequest(url).method(.put).jsonBody(Bad()), completion: result.capture)
         #expect(try description(of: result.value).hasPrefix("PUT https://api.example.com/items: could not encode"))
     }
+
+    /// A timeout that was not the wait for an answer (a WebSocket send, a ping) says what did not happen, also once
+    /// the pipeline names the request.
+    @Test func aTimeoutOfSomethingElseThanAnAnswerSaysWhat() {
+        let request = TestRequest("wss://api.example.com/feed")
+        let error = FetchError.timedOut(seconds: 2).leaving("the message was not sent").naming(request)
+        #expect(error.description == "GET wss://api.example.com/feed timed out: the message was not sent within 2 s")
+        #expect(error.code == .timedOut)
+    }
 }
 
 /// The `async` forms read errors exactly as the callback forms do.

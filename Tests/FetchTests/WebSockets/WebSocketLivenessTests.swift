@@ -272,7 +272,7 @@ struct WebSocketLivenessTests {
                 try await socket.send(chunk)
             } catch let error as FetchError where error.code == .timedOut {
                 timedOutAfter = start.duration(to: .now)
-                #expect("\(error)".contains("within 0.5 s"))
+                #expect("\(error)".contains("timed out: the message was not sent (the send timeout) within 0.5 s"))
                 break
             }
         }
@@ -298,7 +298,7 @@ struct WebSocketLivenessTests {
         await #expect {
             try await socket.ping()
         } throws: { error in
-            (error as? FetchError)?.code == .timedOut
+            (error as? FetchError)?.code == .timedOut && "\(error)".contains("no pong answered the ping")
         }
         #expect(start.duration(to: .now) < .seconds(5))
 
