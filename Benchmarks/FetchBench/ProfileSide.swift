@@ -20,7 +20,7 @@ import Foundation
 /// and a retry), `download-bare`, `stream` (`Session.stream` read to its end) and `platform-download`
 /// (`URLSession.shared.download(for:)` + move). Over a `MockPerformer` (the URL is not used): `mock`, `mock-pass`
 /// (a pass-through `.intercept`), `mock-observe` (`.observe`) and `mock-trace` (`.observe` and `.traceContext()`).
-/// Over `Session(transport: CurlTransport())`: `curl`, `curl-observe`, `curl-requestid` and `curl-trace` (with
+/// `bare-curl` is the scale rows' bare libcurl multi loop. Over `Session(transport: CurlTransport())`: `curl`, `curl-observe`, `curl-requestid` and `curl-trace` (with
 /// `.observe`, then `.requestID()` or `.traceContext()`), best with `loopback:/item-1`. `FETCH_BENCH_TIME=1` prints
 /// the wall time per call.
 enum ProfileSide {
@@ -97,6 +97,16 @@ enum ProfileSide {
         case "platform":
             side = { try await contenders.platformAsync(url) }
         #if os(Linux)
+            case "bare-curl":
+                // The scale rows' limit: libcurl's multi interface driven directly, with the same decode.
+                let bare: BareCurlLoop
+                do {
+                    bare = try BareCurlLoop(queue: OperationQueue())
+                } catch {
+                    print("fetch-bench: libcurl unavailable: \(error)")
+                    return 1
+                }
+                side = callbackSide { bare.get(url, completion: $0) }
             case "curl", "curl-observe", "curl-requestid", "curl-trace":
                 // The observing rows' stacks over `Session(transport: CurlTransport())`, callback form.
                 let curl: Session
