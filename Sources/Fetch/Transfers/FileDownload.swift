@@ -118,7 +118,8 @@ final class FileDownload: CancellableCall {
     private let pipeline: Pipeline
     private let destination: URL
     private let partial: URL
-    private let recordFile: URL
+    /// `nil` for a download that is not resumed, which keeps no record.
+    private let recordFile: URL?
     /// `nil` for a download that is not resumed: its partial file has a name of its own and goes when it fails.
     private let resumption: DownloadResumption?
     private let errorParser: (any ErrorParsing)?
@@ -153,7 +154,7 @@ final class FileDownload: CancellableCall {
             ? destination.deletingLastPathComponent().appendingPathComponent(
                 ".\(destination.lastPathComponent).\(UUID().uuidString).download")
             : DownloadResumption.partialFile(for: destination)
-        self.recordFile = DownloadResumption.recordFile(for: destination)
+        self.recordFile = resumption == nil ? nil : DownloadResumption.recordFile(for: destination)
         self.resumption = resumption
         self.errorParser = errorParser
         self.progress = progress
@@ -170,10 +171,9 @@ final class FileDownload: CancellableCall {
         let found: PartialDownloadRecord.Found
         do {
             found =
-                resumption == nil
-                ? .nothing
-                : try PartialDownloadRecord.find(
-                    partial: partial, recordFile: recordFile, url: request.url.absoluteString)
+                try recordFile.map {
+                    try PartialDownloadRecord.find(partial: partial, recordFile: $0, url: request.url.absoluteString)
+                } ?? .nothing
         } catch {
             fail(fileProblem(error))
             return
@@ -845,7 +845,7 @@ final class FileDownload: CancellableCall {
     }
 
     private func saveRecord(_ state: State) {
-        guard resumption != nil, state.canResume else {
+        guard let recordFile, state.canResume else {
             return
         }
         let record = PartialDownloadRecord(
@@ -860,7 +860,7 @@ final class FileDownload: CancellableCall {
     }
 
     private func removeRecord() {
-        guard resumption != nil else {
+        guard let recordFile else {
             return
         }
         // Best effort, and never a directory: without its partial file, a record is not used.
