@@ -122,7 +122,9 @@ import Testing
                 defer { pending = [] }
                 return pending
             }
-            work.forEach { $0() }
+            for item in work {
+                item()
+            }
             return work.count
         }
     }
