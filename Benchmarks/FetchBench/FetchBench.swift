@@ -51,6 +51,9 @@ struct FetchBench {
         if options.runs("pipeline") {
             pipelineRows(into: &table, options: options, server: server)
         }
+        if options.runs("download") {
+            downloadRows(into: &table, options: options, server: server)
+        }
         let deduplicated = options.runs("deduplication") ? deduplicationRows(into: &table, options: options) : true
         let cached = options.runs("cache") ? cacheRows(into: &table, options: options, server: server) : true
         let cachedOnDisk =

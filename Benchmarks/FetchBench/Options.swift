@@ -10,8 +10,8 @@ struct Options {
 
     /// The groups of rows, in the order they run.
     static let allGroups = [
-        "throughput", "shared", "overhead", "parse", "callback-queue", "pipeline", "deduplication", "cache", "resume",
-        "streaming", "curl", "scale", "websocket", "observing",
+        "throughput", "shared", "overhead", "parse", "callback-queue", "pipeline", "download", "deduplication", "cache",
+        "resume", "streaming", "curl", "scale", "websocket", "observing",
     ]
 
     init(_ arguments: ArraySlice<String>) {

@@ -51,10 +51,6 @@ extension FetchBench {
             "Session async vs URLSession.data(for:) + JSONDecoder, 8 concurrent, \(server.name) (req/s)", concurrent,
             unit: "", target: target)
 
-        if server.name == "loopback", let largeURL = URL(string: "/items-1m", relativeTo: url)?.absoluteURL {
-            downloadRow(into: &table, options: options, contenders: contenders, url: largeURL, target: target)
-        }
-
         // Five middlewares that only pass each call on, in front of the same session.
         let stack = (0..<5).reduce(contenders.session.pipeline) { pipeline, _ in pipeline.with(PassThrough()) }
         let layered = paired(rounds: options.rounds) {
@@ -69,12 +65,20 @@ extension FetchBench {
 }
 
 extension FetchBench {
+    // MARK: - 5b. Downloads
+
     /// A 1.2 MB body downloaded to a file through three middlewares (an observer, a retry, a pass-through) against
     /// hand-written `URLSession.downloadTask` code that moves the finished file into place: what `TransferSession`
-    /// did before transfers became pipeline calls, and what an app would write without Fetch.
-    fileprivate static func downloadRow(
-        into table: inout Table, options: Options, contenders: Contenders, url: URL, target: Table.Target
-    ) {
+    /// did before transfers became pipeline calls, and what an app would write without Fetch; then against
+    /// `URLSession.download(for:)`, one and 8 at a time. On the built-in server only (`/items-1m`).
+    static func downloadRows(into table: inout Table, options: Options, server: HTTPServer?) {
+        guard let server, server.name == "loopback",
+            let url = URL(string: "/items-1m", relativeTo: server.url)?.absoluteURL
+        else {
+            return
+        }
+        let contenders = Contenders(configuration: serverConfiguration())
+        let target = Table.Target.atLeast(0.97)
         let directory = FileManager.default.temporaryDirectory.appending(path: "fetch-bench-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -71,6 +71,27 @@ enum ProfileSide {
                 for try await _ in try await contenders.session.stream(Get(url: url)) {}
                 return []
             }
+        case "row-download":
+            // The download rows' own sides: an ephemeral configuration with no cache, through three middlewares.
+            let row = Contenders(configuration: FetchBench.serverConfiguration())
+            let stack = row.session.with(
+                .observe { _ in }, .retry(),
+                .intercept { request, _, next, completion in next(request, completion: completion) })
+            side = {
+                let destination = directory.appending(path: "fetch-\(UUID().uuidString).json")
+                _ = try await stack.download(Get(url: url), to: destination).value
+                try FileManager.default.removeItem(at: destination)
+                return []
+            }
+        case "row-platform-download":
+            let urlSession = URLSession(configuration: FetchBench.serverConfiguration())
+            side = {
+                let (temporary, _) = try await urlSession.download(for: URLRequest(url: url))
+                let destination = directory.appending(path: "platform-\(UUID().uuidString).json")
+                try FileManager.default.moveItem(at: temporary, to: destination)
+                try FileManager.default.removeItem(at: destination)
+                return []
+            }
         case "platform-download":
             side = {
                 let (temporary, _) = try await URLSession.shared.download(for: URLRequest(url: url))

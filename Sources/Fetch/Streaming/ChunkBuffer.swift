@@ -73,6 +73,10 @@ package final class ChunkBuffer: Sendable {
         /// to wait (uptime nanoseconds).
         var wakeAt = 1
         var waitingSince: UInt64 = 0
+        /// Whether a late wake is scheduled for that consumer: bytes held back for it while a burst arrives are
+        /// handed on ``ChunkBuffer/burstGap`` later even when the burst stops short of ``wakeAt`` (a server that
+        /// stalls mid-body), rather than when the next chunk comes.
+        var isLateWakeScheduled = false
         var isPaused = false
         /// The largest number of bytes that waited in memory at once, for tests and benchmarks.
         var peakMemoryBytes = 0
@@ -103,6 +107,9 @@ package final class ChunkBuffer: Sendable {
     /// apart).
     fileprivate static let burstGap: UInt64 = 1_000_000
 
+    /// Schedules work after a delay in nanoseconds: the late wake of a gathering consumer.
+    package typealias Scheduler = @Sendable (_ nanoseconds: UInt64, _ work: @escaping @Sendable () -> Void) -> Void
+
     /// What to do once the lock is released.
     private enum Action {
         case none
@@ -116,6 +123,7 @@ package final class ChunkBuffer: Sendable {
     private let backpressure: Backpressure
     private let control: Control
     private let now: @Sendable () -> UInt64
+    private let schedule: Scheduler
     private let state = Locked(State())
 
     /// How many bytes one read from the spill file hands on at most.
@@ -127,14 +135,19 @@ package final class ChunkBuffer: Sendable {
     ///   - control: How to pause, resume and cancel the transfer.
     ///   - now: The monotonic time in nanoseconds, which tells a burst of chunks from a slow body (see
     ///     ``poll(gathering:orWake:)``); tests pass their own.
+    ///   - schedule: Runs the late wake of a gathering consumer after a delay; tests pass their own.
     package init(
         limit: Int, backpressure: Backpressure = .platform, control: Control,
-        now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+        now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+        schedule: @escaping Scheduler = { delay, work in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: delay)), execute: work)
+        }
     ) {
         self.limit = max(1, limit)
         self.backpressure = backpressure
         self.control = control
         self.now = now
+        self.schedule = schedule
     }
 
     /// The largest number of bytes that waited in memory at once so far.
@@ -150,9 +163,21 @@ package final class ChunkBuffer: Sendable {
             return
         }
         var wake: (@Sendable () -> Void)?
-        defer { wake?() }
+        var schedulesLateWake = false
+        defer {
+            wake?()
+            if schedulesLateWake {
+                schedule(Self.burstGap) { [weak self] in self?.wakeLate() }
+            }
+        }
         let action = state.withLock { state -> Action in
-            defer { wake = state.dueWake(now: now) }
+            defer {
+                wake = state.dueWake(now: now)
+                if wake == nil, state.wake != nil, !state.isLateWakeScheduled, !state.isEmpty {
+                    state.isLateWakeScheduled = true
+                    schedulesLateWake = true
+                }
+            }
             guard state.ending == nil else {
                 return .none
             }
@@ -181,6 +206,19 @@ package final class ChunkBuffer: Sendable {
             return .none
         }
         perform(action)
+    }
+
+    /// Wakes a gathering consumer that still waits for a burst that stopped short: what arrived is handed on.
+    private func wakeLate() {
+        let wake = state.withLock { state -> (@Sendable () -> Void)? in
+            state.isLateWakeScheduled = false
+            guard let wake = state.wake, !state.isEmpty || state.ending != nil else {
+                return nil
+            }
+            state.wake = nil
+            return wake
+        }
+        wake?()
     }
 
     /// Ends the body: after the chunks still buffered, the consumer gets the end, or `error`.
@@ -251,15 +289,17 @@ package final class ChunkBuffer: Sendable {
     }
 
     /// The next chunk if one is ready (`.some(nil)` at the end of the body), without waiting and off any task:
-    /// `nil` when the consumer has to wait, and then `wake` is called once, on the network's thread, when something
-    /// has arrived (or the body ended or was cancelled), to poll again.
+    /// `nil` when the consumer has to wait, and then `wake` is called once, on the network's thread (or a Dispatch
+    /// thread, for a burst that stopped short), when something has arrived (or the body ended or was cancelled), to
+    /// poll again.
     ///
     /// - Throws: The transfer's error, or ``FetchError/cancelled(request:)`` after ``cancel()``.
     ///
     /// A consumer that writes what it reads (a download to a file) passes the bytes to `gathering`: while a burst
     /// arrives, `wake` is called once that many have (at most ``limit``), or at the end, rather than for every chunk,
     /// which saves a thread hop per chunk; a chunk that comes more than a millisecond after the consumer began to
-    /// wait wakes it at once, so that a slow body is handed on as it comes.
+    /// wait wakes it at once, so that a slow body is handed on as it comes, and a burst that stops short of
+    /// `gathering` (a server that stalls) wakes it a millisecond after its first chunk.
     package func poll(gathering bytes: Int = 1, orWake wake: @escaping @Sendable () -> Void) throws -> Data?? {
         let ready = try state.withLock { state -> Ready? in
             if let ready = try take(from: &state) {

@@ -118,7 +118,8 @@ final class FileDownload: CancellableCall {
     private let pipeline: Pipeline
     private let destination: URL
     private let partial: URL
-    private let recordFile: URL
+    /// `nil` for a download that is not resumed, which keeps no record.
+    private let recordFile: URL?
     /// `nil` for a download that is not resumed: its partial file has a name of its own and goes when it fails.
     private let resumption: DownloadResumption?
     private let errorParser: (any ErrorParsing)?
@@ -153,7 +154,7 @@ final class FileDownload: CancellableCall {
             ? destination.deletingLastPathComponent().appendingPathComponent(
                 ".\(destination.lastPathComponent).\(UUID().uuidString).download")
             : DownloadResumption.partialFile(for: destination)
-        self.recordFile = DownloadResumption.recordFile(for: destination)
+        self.recordFile = resumption == nil ? nil : DownloadResumption.recordFile(for: destination)
         self.resumption = resumption
         self.errorParser = errorParser
         self.progress = progress
@@ -170,10 +171,9 @@ final class FileDownload: CancellableCall {
         let found: PartialDownloadRecord.Found
         do {
             found =
-                resumption == nil
-                ? .nothing
-                : try PartialDownloadRecord.find(
-                    partial: partial, recordFile: recordFile, url: request.url.absoluteString)
+                try recordFile.map {
+                    try PartialDownloadRecord.find(partial: partial, recordFile: $0, url: request.url.absoluteString)
+                } ?? .nothing
         } catch {
             fail(fileProblem(error))
             return
@@ -204,8 +204,15 @@ final class FileDownload: CancellableCall {
                 } catch {
                     throw fileProblem(error)
                 }
-                try file.truncate(atOffset: UInt64(clamping: state.bytes))
-                try file.seekToEnd()
+                // Truncated only when its length is not the bytes kept (never, for a new file): on ext4
+                // (`auto_da_alloc`), truncating a file to zero, even a new empty one, makes its close send the whole
+                // body to the disk at once, and removing the finished file then waits for that write: about 2 ms of a
+                // 1.2 MB download here.
+                let kept = UInt64(clamping: state.bytes)
+                if try file.seekToEnd() != kept {
+                    try file.truncate(atOffset: kept)
+                    try file.seekToEnd()
+                }
                 state.file = file
             }
         }
@@ -839,7 +846,7 @@ final class FileDownload: CancellableCall {
     }
 
     private func saveRecord(_ state: State) {
-        guard resumption != nil, state.canResume else {
+        guard let recordFile, state.canResume else {
             return
         }
         let record = PartialDownloadRecord(
@@ -854,7 +861,7 @@ final class FileDownload: CancellableCall {
     }
 
     private func removeRecord() {
-        guard resumption != nil else {
+        guard let recordFile else {
             return
         }
         // Best effort, and never a directory: without its partial file, a record is not used.

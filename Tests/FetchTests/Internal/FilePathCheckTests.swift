@@ -49,6 +49,15 @@ import Testing
         #expect(FilePathCheck.shown(relative) == "some/dir/../file.bin")
     }
 
+    @Test func aDotComponentIsFoundAfterASlashThatACombiningMarkFollows() throws {
+        // Swift reads "/" and U+0301 as one Character; the kernel still splits the path at the "/".
+        let hidden = URL(fileURLWithPath: directory.url.path + "/./\u{301}file.bin")
+        let problem = try #require(FilePathCheck.problem(with: hidden, for: .writing))
+        #expect(problem.contains("\".\" component"))
+        #expect(
+            FilePathCheck.problem(with: directory.url.appending(path: "a.b/..c/.../file.bin"), for: .writing) == nil)
+    }
+
     @Test func aDirectoryIsShownWithItsSlash() {
         #expect(FilePathCheck.shown(directory.url.appending(path: "new/")) == directory.url.path + "/new/")
         #expect(FilePathCheck.shown(directory.url.appending(path: "file.bin")) == directory.url.path + "/file.bin")

@@ -107,9 +107,56 @@ import Testing
         }
     }
 
+    /// Delayed work the test runs by hand: the late wakes of a gathering consumer.
+    final class ManualScheduler: Sendable {
+        let pending = Locked<[@Sendable () -> Void]>([])
+
+        var schedule: ChunkBuffer.Scheduler {
+            { _, work in self.pending.withLock { $0.append(work) } }
+        }
+
+        /// Runs the work scheduled so far; returns how much there was.
+        @discardableResult
+        func runPending() -> Int {
+            let work = pending.withLock { pending in
+                defer { pending = [] }
+                return pending
+            }
+            for item in work {
+                item()
+            }
+            return work.count
+        }
+    }
+
+    @Test func aBurstThatStopsShortOfWhatTheConsumerGathersWakesItLater() throws {
+        let clock = ManualClock()
+        let scheduler = ManualScheduler()
+        let buffer = ChunkBuffer(
+            limit: 1_000_000, control: Controls().control, now: clock.now, schedule: scheduler.schedule)
+        let wakes = Locked(0)
+        let wake: @Sendable () -> Void = { wakes.withLock { $0 += 1 } }
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == nil)
+        buffer.receive(Self.chunk(0))
+        buffer.receive(Self.chunk(1))
+        // The server stalls: no chunk comes to wake the consumer, the late wake does, once.
+        #expect(wakes.withLock { $0 } == 0)
+        #expect(scheduler.runPending() == 1)
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == Self.chunk(0))
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == Self.chunk(1))
+        // A late wake with nothing held back wakes no one.
+        #expect(try buffer.poll(gathering: 100_000, orWake: wake) == nil)
+        #expect(scheduler.runPending() == 0)
+        buffer.receive(Self.chunk(2))
+        #expect(scheduler.runPending() == 1)
+        #expect(wakes.withLock { $0 } == 2)
+    }
+
     @Test func aGatheringConsumerIsWokenOnceForABurstNotForEveryChunk() throws {
         let clock = ManualClock()
-        let buffer = ChunkBuffer(limit: 1_000_000, control: Controls().control, now: clock.now)
+        let buffer = ChunkBuffer(
+            limit: 1_000_000, control: Controls().control, now: clock.now, schedule: ManualScheduler().schedule)
         let wakes = Locked(0)
         #expect(try buffer.poll(gathering: 4_000, orWake: { wakes.withLock { $0 += 1 } }) == nil)
         for index in 0..<3 {
@@ -125,7 +172,8 @@ import Testing
 
     @Test func aGatheringConsumerIsWokenAtOnceForASlowChunkAndAtTheEnd() throws {
         let clock = ManualClock()
-        let buffer = ChunkBuffer(limit: 1_000_000, control: Controls().control, now: clock.now)
+        let buffer = ChunkBuffer(
+            limit: 1_000_000, control: Controls().control, now: clock.now, schedule: ManualScheduler().schedule)
         let wakes = Locked(0)
         let wake: @Sendable () -> Void = { wakes.withLock { $0 += 1 } }
         #expect(try buffer.poll(gathering: 100_000, orWake: wake) == nil)
@@ -145,7 +193,9 @@ import Testing
     @Test func aGatheringConsumerIsWokenBeforeTheTransferIsSuspended() throws {
         let clock = ManualClock()
         let controls = Controls()
-        let buffer = ChunkBuffer(limit: 3_000, backpressure: .suspendTask, control: controls.control, now: clock.now)
+        let buffer = ChunkBuffer(
+            limit: 3_000, backpressure: .suspendTask, control: controls.control, now: clock.now,
+            schedule: ManualScheduler().schedule)
         let wakes = Locked(0)
         #expect(try buffer.poll(gathering: 1_000_000, orWake: { wakes.withLock { $0 += 1 } }) == nil)
         for index in 0..<3 {
