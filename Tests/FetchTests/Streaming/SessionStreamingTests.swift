@@ -361,7 +361,8 @@ import Testing
         let id = UUID().uuidString
         let session = try makeSession(transport)
         let stream = try await session.stream(
-            TestRequest(server.url("/stream/hold/\(id)?seconds=60")), errorParser: nil, maximumBufferSize: 1024)
+            TestRequest(server.url("/stream/hold/\(id)?seconds=600"), timeout: 600), errorParser: nil,
+            maximumBufferSize: 1024)
         var iterator = stream.makeAsyncIterator()
         #expect(try await iterator.next() == Data("data: open\n\n".utf8))
         session.cancelAllTasks()

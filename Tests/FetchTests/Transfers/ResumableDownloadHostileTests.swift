@@ -106,7 +106,8 @@ import Testing
         let destination = directory.url.appending(path: "private.bin")
         // The partial file is made before the download returns; its record once the response has arrived.
         let call = PermissiveUmask.around {
-            transfers.download(TestRequest(url), to: destination, resumption: ResumableDownloadTests.resumption())
+            transfers.download(
+                TestRequest(url, timeout: 600), to: destination, resumption: ResumableDownloadTests.resumption())
         }
         var progress = call.progress.makeAsyncIterator()
         _ = await progress.next()

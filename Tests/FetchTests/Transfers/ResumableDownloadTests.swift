@@ -364,7 +364,7 @@ struct ResumeServer {
     @Test func cancellingKeepsThePartialFileForLater() async throws {
         let (_, url) = server.resource("size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=300000")
         let destination = directory.url.appending(path: "cancelled.bin")
-        let call = transfers.download(TestRequest(url), to: destination, resumption: Self.resumption())
+        let call = transfers.download(TestRequest(url, timeout: 600), to: destination, resumption: Self.resumption())
         var progress = call.progress.makeAsyncIterator()
         _ = await progress.next()
         call.cancel()

@@ -39,6 +39,8 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
 
     /// A body whose first MiB comes at once and the rest 5 minutes later: long enough for a test to cancel it midway
     /// even when the whole suite keeps Swift's concurrency pool busy (on a loaded 2-core machine, 30 s once was not).
+    /// Its requests set a 600 s timeout: under Thread Sanitizer the transports' default 60 s idle timeout once ended
+    /// the download before the test could cancel it.
     static func stalling(_ server: TestServer) -> URL {
         server.url("/resume/\(UUID().uuidString)?size=\(4 << 20)&stall_at=\(1 << 20)&stall_ms=300000")
     }
@@ -118,7 +120,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
     func cancellingADownloadEndsItOnceWithCancelledNamingTheRequestAndLeavesNoFile(
         transport: SessionTransport
     ) async throws {
-        let request = TestRequest(Self.stalling(server))
+        let request = TestRequest(Self.stalling(server), timeout: 600)
         let download = try transferPerformer(transport).download(
             request, to: directory.url.appending(path: "cancelled.bin"))
         var progress = download.progress.makeAsyncIterator()
@@ -139,7 +141,7 @@ func values<Value>(of transfer: Transfer<Value>) async throws -> (Value, [Transf
 
     @Test func cancellingTheAwaitingTaskCancelsTheDownload() async throws {
         let download = try transferPerformer(.urlSession).download(
-            TestRequest(Self.stalling(server)), to: directory.url.appending(path: "task.bin"))
+            TestRequest(Self.stalling(server), timeout: 600), to: directory.url.appending(path: "task.bin"))
         let task = Task { try await download.value }
 
         var iterator = download.progress.makeAsyncIterator()
