@@ -292,13 +292,14 @@ package final class EventObservers: @unchecked Sendable {
         }
     }
 
-    /// Reports `event` to every observer, on the calling thread, with the call's ``trace`` unless it carries one.
+    /// Reports `event` to every observer, on the calling thread, with `attemptTrace` or else the call's ``trace``,
+    /// unless it carries one.
     ///
     /// `consuming`, as every event path here is: an event is a large value, and each copy retains its every field.
-    package func report(_ event: consuming FetchEvent) {
-        let (handlers, trace) = state.withLock { ($0.handlers, $0.trace) }
+    package func report(_ event: consuming FetchEvent, trace attemptTrace: TraceContext? = nil) {
+        let (handlers, callTrace) = state.withLock { ($0.handlers, $0.trace) }
         var event = event
-        if let trace, event.trace == nil {
+        if event.trace == nil, let trace = attemptTrace ?? callTrace {
             event.trace = trace
         }
         for entry in handlers {

@@ -408,35 +408,22 @@ extension Pipeline {
                 return completion
             }
             let started = ContinuousClock.now
-            var event = FetchEvent.attemptStarted(request, attempt: attempt)
-            if let trace {
-                event.trace = trace
-            }
-            observers.report(event)
+            observers.report(FetchEvent.attemptStarted(request, attempt: attempt), trace: trace)
             let policy = redirectPolicy
             return { answer in
-                if case .success(let response) = answer, let hops = response.metrics?.redirects, !hops.isEmpty {
-                    for hop in hops {
-                        var event = FetchEvent.redirect(.redirected, request, hop)
-                        if let trace {
-                            event.trace = trace
-                        }
-                        observers.report(event)
+                if case .success(let response) = answer {
+                    for hop in response.metrics?.redirects ?? [] {
+                        observers.report(FetchEvent.redirect(.redirected, request, hop), trace: trace)
                     }
                 }
                 if let (refused, reason) = Self.refusedRedirect(in: answer, of: request, policy: policy) {
-                    var event = FetchEvent.redirect(.redirectRefused, request, refused, reason: reason)
-                    if let trace {
-                        event.trace = trace
-                    }
-                    observers.report(event)
+                    observers.report(
+                        FetchEvent.redirect(.redirectRefused, request, refused, reason: reason), trace: trace)
                 }
                 let duration = (ContinuousClock.now - started).seconds
-                var event = FetchEvent.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration)
-                if let trace {
-                    event.trace = trace
-                }
-                observers.report(event)
+                observers.report(
+                    FetchEvent.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration),
+                    trace: trace)
                 completion(answer)
             }
         }
