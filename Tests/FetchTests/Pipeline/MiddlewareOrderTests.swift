@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func aCacheOutsideDeduplicationAnswersTheSecondCallFromMemory() async throws {
-        let (mock, calls) = sequence([.success(MockResponse(status: 200, headers: ["Cache-Control": "max-age=60"]))])
+        let (mock, calls) = sequence([.success(MockResponse(status: 200, headers: ["Cache-Control": "max-age=86400"]))])
         let cache = ResponseCache()
         let api = Pipeline(mock.pipeline.transport, middlewares: [.cache(cache), .deduplicate()])
         let first: Response = try await api.perform(request)
