@@ -231,7 +231,7 @@ public struct CachingMiddleware: Middleware {
                     keepingCookies: true
                 ).response(answering: request)
                 : refreshed.response(answering: request)
-            answer.metrics = received.metrics
+            answer.measured = received.measured
             Self.report(.cacheRevalidated, request, response: answer, to: context)
             return answer
         }

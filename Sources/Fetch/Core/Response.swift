@@ -37,7 +37,13 @@ public struct Response: Sendable {
     /// What the attempt that brought this response measured on the network: its phases, bytes, HTTP version,
     /// connection and redirects. `nil` for a response no transport fetched: one a cache kept, a middleware made or a
     /// test double answered without metrics. Which fields a transport fills: ``AttemptMetrics``.
-    public var metrics: AttemptMetrics?
+    public var metrics: AttemptMetrics? {
+        get { measured?.metrics }
+        set { measured = newValue.map(Measured.init) }
+    }
+
+    /// The metrics, boxed: a response is copied at every step of the pipeline, and the metrics are most of its size.
+    package var measured: Measured?
 
     /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
     /// fresh hit is not parsed again.
@@ -90,7 +96,7 @@ public struct Response: Sendable {
         self.init(
             status: head.status, fields: head.headers, data: nil, originalRequest: head.originalRequest, url: head.url,
             parsedValues: nil, streamedBody: StreamedBody(stream))
-        metrics = head.metrics
+        measured = head.measured
     }
 
     /// The `101 Switching Protocols` head of a WebSocket, carrying its open connection through the middlewares to
@@ -116,7 +122,7 @@ public struct Response: Sendable {
         self.parsedValues = parsedValues
         self.streamedBody = streamedBody
         self.webSocketChannel = webSocketChannel
-        self.metrics = nil
+        self.measured = nil
     }
 
     /// Whether ``status`` is in the 2xx success range.
@@ -128,7 +134,7 @@ public struct Response: Sendable {
         var answer = Response(
             status: status, fields: headers, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
             streamedBody: streamedBody, webSocketChannel: webSocketChannel)
-        answer.metrics = metrics
+        answer.measured = measured
         return answer
     }
 
@@ -138,7 +144,7 @@ public struct Response: Sendable {
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: values,
             streamedBody: streamedBody, webSocketChannel: webSocketChannel)
-        kept.metrics = metrics
+        kept.measured = measured
         return kept
     }
 
@@ -149,7 +155,7 @@ public struct Response: Sendable {
         var read = Response(
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
             parsedValues: parsedValues, streamedBody: nil)
-        read.metrics = metrics
+        read.measured = measured
         return read
     }
 
@@ -165,5 +171,14 @@ public struct Response: Sendable {
             parsedValues.keep(value)
         }
         return result
+    }
+}
+
+/// An attempt's metrics in a box that responses and events share instead of copying.
+package final class Measured: Sendable {
+    package let metrics: AttemptMetrics
+
+    package init(_ metrics: AttemptMetrics) {
+        self.metrics = metrics
     }
 }

@@ -239,8 +239,8 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
 /// `@unchecked Sendable`: all mutable state is in `state`, behind its lock.
 package final class EventObservers: @unchecked Sendable {
     private struct State {
-        /// The observers, in the order they were added (a call has one or two: a list is cheaper than a table).
-        var handlers: [(observer: ObjectIdentifier, handler: @Sendable (FetchEvent) -> Void)] = []
+        /// The observers, in the order they were added.
+        var handlers = Handlers()
         /// The attempts that reached the transport so far.
         var attempts = 0
         /// What was announced before anyone observed, for each observer added later.
@@ -262,10 +262,10 @@ package final class EventObservers: @unchecked Sendable {
     package func add(_ observer: AnyObject, _ handler: @escaping @Sendable (FetchEvent) -> Void) {
         let id = ObjectIdentifier(observer)
         let announced = state.withLock { state -> [FetchEvent] in
-            guard !state.handlers.contains(where: { $0.observer == id }) else {
+            guard !state.handlers.contains(id) else {
                 return []
             }
-            state.handlers.append((id, handler))
+            state.handlers.append(id, handler)
             return state.announced
         }
         for event in announced {
@@ -287,9 +287,7 @@ package final class EventObservers: @unchecked Sendable {
             }
             return state.handlers
         }
-        for entry in handlers {
-            entry.handler(event)
-        }
+        handlers.call(with: event)
     }
 
     /// Reports `event` to every observer, on the calling thread, with `attemptTrace` or else the call's ``trace``,
@@ -302,9 +300,7 @@ package final class EventObservers: @unchecked Sendable {
         if event.trace == nil, let trace = attemptTrace ?? callTrace {
             event.trace = trace
         }
-        for entry in handlers {
-            entry.handler(event)
-        }
+        handlers.call(with: event)
     }
 
     /// `event` with the call's ``trace``, unless it carries one: for an event reported to one observer only.
@@ -348,6 +344,38 @@ package final class EventObservers: @unchecked Sendable {
             }
             state.attempts += 1
             return state.attempts
+        }
+    }
+}
+
+/// The handlers of a call's observers, in the order they were added. A call has one or two: the first is kept inline,
+/// so that the usual call allocates no list.
+private struct Handlers {
+    typealias Handler = @Sendable (FetchEvent) -> Void
+
+    private var first: (observer: ObjectIdentifier, handler: Handler)?
+    private var others: [(observer: ObjectIdentifier, handler: Handler)] = []
+
+    var isEmpty: Bool {
+        first == nil
+    }
+
+    func contains(_ observer: ObjectIdentifier) -> Bool {
+        first?.observer == observer || others.contains { $0.observer == observer }
+    }
+
+    mutating func append(_ observer: ObjectIdentifier, _ handler: @escaping Handler) {
+        if first == nil {
+            first = (observer, handler)
+        } else {
+            others.append((observer, handler))
+        }
+    }
+
+    func call(with event: FetchEvent) {
+        first?.handler(event)
+        for other in others {
+            other.handler(event)
         }
     }
 }

@@ -407,12 +407,12 @@ extension Pipeline {
             guard !middlewares.isEmpty, let attempt = observers.nextObservedAttempt() else {
                 return completion
             }
-            let started = ContinuousClock.now
+            let stopwatch = Stopwatch()
             observers.report(FetchEvent.attemptStarted(request, attempt: attempt), trace: trace)
             let policy = redirectPolicy
             return { answer in
-                if case .success(let response) = answer {
-                    for hop in response.metrics?.redirects ?? [] {
+                if case .success(let response) = answer, let hops = response.measured?.metrics.redirects {
+                    for hop in hops {
                         observers.report(FetchEvent.redirect(.redirected, request, hop), trace: trace)
                     }
                 }
@@ -420,7 +420,7 @@ extension Pipeline {
                     observers.report(
                         FetchEvent.redirect(.redirectRefused, request, refused, reason: reason), trace: trace)
                 }
-                let duration = (ContinuousClock.now - started).seconds
+                let duration = stopwatch.seconds
                 observers.report(
                     FetchEvent.attemptFinished(request, attempt: attempt, outcome: answer, duration: duration),
                     trace: trace)

@@ -93,10 +93,7 @@ public struct FetchEvent: Sendable {
     /// The request the event is about.
     public let request: any Request
     /// The attempt the event is about, counting from 1, when it is about one.
-    public var attempt: Int? {
-        get { details?.attempt }
-        set { if newValue != nil || details != nil { withDetails { $0.attempt = newValue } } }
-    }
+    public var attempt: Int?
 
     /// The wait before what the event announces, in seconds.
     public var delay: TimeInterval? {
@@ -111,22 +108,13 @@ public struct FetchEvent: Sendable {
     }
 
     /// The status of the response.
-    public var status: Int? {
-        get { details?.status }
-        set { if newValue != nil || details != nil { withDetails { $0.status = newValue } } }
-    }
+    public var status: Int?
 
     /// The number of bytes of the response's body.
-    public var bytes: Int? {
-        get { details?.bytes }
-        set { if newValue != nil || details != nil { withDetails { $0.bytes = newValue } } }
-    }
+    public var bytes: Int?
 
     /// How long the call, or the attempt, took until the event, in seconds.
-    public var duration: TimeInterval? {
-        get { details?.duration }
-        set { if newValue != nil || details != nil { withDetails { $0.duration = newValue } } }
-    }
+    public var duration: TimeInterval?
 
     /// The error the call, or the attempt, failed with.
     public var error: (any Error)? {
@@ -136,8 +124,8 @@ public struct FetchEvent: Sendable {
 
     /// What the attempt measured on the network.
     public var metrics: AttemptMetrics? {
-        get { details?.metrics }
-        set { if newValue != nil || details != nil { withDetails { $0.metrics = newValue } } }
+        get { measured?.metrics }
+        set { measured = newValue.map(Measured.init) }
     }
 
     /// The redirect followed or refused.
@@ -184,20 +172,19 @@ public struct FetchEvent: Sendable {
         set { if newValue != nil || details != nil { withDetails { $0.trace = newValue } } }
     }
 
-    /// The fields beyond the name and the request, boxed: an event is copied from middleware to observer, and most
-    /// carry few of them, so a copy costs a retain instead of every field's (`nil` while none is set).
+    /// The metrics, shared with the response they came from.
+    private var measured: Measured?
+
+    /// The fields that most events lack, boxed: an event is copied from middleware to observer, so a copy costs a
+    /// retain instead of every field's (`nil` while none is set). The fields of the events every call reports
+    /// (attempt, status, bytes, duration, metrics) are stored inline, so that those need no box.
     private var details: Details?
 
     /// The storage of the optional fields, copied before a write when it is shared.
     private final class Details: @unchecked Sendable {
-        var attempt: Int?
         var delay: TimeInterval?
         var reason: String?
-        var status: Int?
-        var bytes: Int?
-        var duration: TimeInterval?
         var error: (any Error)?
-        var metrics: AttemptMetrics?
         var redirect: AttemptMetrics.Redirect?
         var initiator: (any Request)?
         var lastEventID: String?
@@ -209,14 +196,9 @@ public struct FetchEvent: Sendable {
         init() {}
 
         init(copying other: Details) {
-            attempt = other.attempt
             delay = other.delay
             reason = other.reason
-            status = other.status
-            bytes = other.bytes
-            duration = other.duration
             error = other.error
-            metrics = other.metrics
             redirect = other.redirect
             initiator = other.initiator
             lastEventID = other.lastEventID
@@ -316,7 +298,7 @@ extension FetchEvent {
         case .success(let response):
             event.status = response.status
             event.bytes = response.data?.count
-            event.metrics = response.metrics
+            event.measured = response.measured
         case .failure(let error):
             event.error = error
         }

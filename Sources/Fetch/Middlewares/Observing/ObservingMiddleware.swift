@@ -38,12 +38,12 @@ public final class ObservingMiddleware: Middleware {
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
         context.observeEvents(as: self, onEvent)
-        let started = ContinuousClock.now
+        let stopwatch = Stopwatch()
         let observers = context.observers
         let onEvent = onEvent
         onEvent(observers.traced(.started(request)))
         next(request) { outcome in
-            let duration = (ContinuousClock.now - started).seconds
+            let duration = stopwatch.seconds
             switch outcome {
             case .success(let response):
                 onEvent(
