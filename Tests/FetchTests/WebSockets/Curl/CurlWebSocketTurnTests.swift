@@ -11,7 +11,7 @@
             let server = try WebSocketTestServer.plain.get()
             let transport = try CurlTransport()
             var silent = APIRequest(try server.url("/silent"))
-            silent.timeout = 60
+            silent.timeout = 600  // beyond any slowness of a loaded sanitized run: only the cancel ends it
             let first = Captured<Result<Response, any Error>>()
             let second = Captured<Result<Response, any Error>>()
             let holding = transport.openWebSocket(silent, maximumMessageSize: 1 << 20) { first.capture($0) }
@@ -36,7 +36,7 @@
             let server = try WebSocketTestServer.plain.get()
             let transport = try CurlTransport()
             var silent = APIRequest(try server.url("/silent"))
-            silent.timeout = 60
+            silent.timeout = 600  // beyond any slowness of a loaded sanitized run: only the cancel ends it
             let first = Captured<Result<Response, any Error>>()
             let holding = transport.openWebSocket(silent, maximumMessageSize: 1 << 20) { first.capture($0) }
             defer { holding.cancel() }
