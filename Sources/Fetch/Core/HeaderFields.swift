@@ -262,7 +262,20 @@ private final class FoundationFields: @unchecked Sendable {
 package enum HeaderName {
     /// Whether two field names are the same name.
     package static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8) { lowercase($0) == lowercase($1) }
+        guard lhs.utf8.count == rhs.utf8.count else {
+            return false
+        }
+        // Over the contiguous bytes: a generic walk of two `UTF8View`s costs about 80 instructions a byte.
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in left.indices where lowercase(left[index]) != lowercase(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }
     }
 
     private static func lowercase(_ byte: UInt8) -> UInt8 {

@@ -83,6 +83,9 @@ package enum WireNumber {
     /// every member of the list is the same valid ``byteCount(_:)`` (RFC 9110 §8.6 allows `5, 5`), `nil` otherwise
     /// (`2, 5`, a value past `Int64.max`, a sign, an empty member), which RFC 9112 §6.3 makes an unrecoverable error.
     package static func contentLength(_ value: some StringProtocol) -> Int64? {
+        guard value.utf8.contains(UInt8(ascii: ",")) else {
+            return byteCount(value)  // one member, the usual field: no list to split
+        }
         var length: Int64?
         for member in value.split(separator: ",", omittingEmptySubsequences: false) {
             guard let count = byteCount(member), length == nil || length == count else {

@@ -215,18 +215,26 @@ package struct ResponseHeadParser: Sendable {
     /// Fails the final head when it has a `Content-Length` that is not one valid length: every field of that name,
     /// whatever its case, must give the same length (the fields of one spelling joined with `, `, as one value).
     private func checkContentLength() throws(Failure) {
-        var bySpelling: [String: String] = [:]
-        for (name, value) in fieldLines where name.utf8.count == 14 && HeaderName.equal(name, "Content-Length") {
-            if let existing = bySpelling.updateValue(value, forKey: name) {
-                bySpelling[name] = existing + ", " + value
-            }
+        let isLength = { (field: (name: String, value: String)) in
+            field.name.utf8.count == 14 && HeaderName.equal(field.name, "Content-Length")
         }
-        let lengths = Array(bySpelling.values)
-        guard !lengths.isEmpty else {
+        guard let first = fieldLines.firstIndex(where: isLength) else {
             return
         }
-        // In a fixed order, so that the error quotes the same value whichever order the dictionary holds them in.
-        let value = lengths.count == 1 ? lengths[0] : lengths.sorted().joined(separator: ", ")
+        let value: String
+        if !fieldLines[(first + 1)...].contains(where: isLength) {
+            value = fieldLines[first].value  // the usual head: one field, read without a table
+        } else {
+            var bySpelling: [String: String] = [:]
+            for field in fieldLines where isLength(field) {
+                if let existing = bySpelling.updateValue(field.value, forKey: field.name) {
+                    bySpelling[field.name] = existing + ", " + field.value
+                }
+            }
+            // In a fixed order, so that the error quotes the same value whichever order the dictionary holds them in.
+            let lengths = Array(bySpelling.values)
+            value = lengths.count == 1 ? lengths[0] : lengths.sorted().joined(separator: ", ")
+        }
         if WireNumber.contentLength(value) == nil {
             throw .invalidContentLength(value)
         }
@@ -268,10 +276,10 @@ package struct ResponseHeadParser: Sendable {
 
     /// The version's text, without an allocation for the usual ones.
     private static func version(_ bytes: UnsafeRawBufferPointer) -> String {
-        if bytes.elementsEqual("HTTP/1.1".utf8) {
+        if bytes.count == 8, bytes[5] == 0x31, bytes[6] == 0x2E, bytes[7] == 0x31 {  // "HTTP/" is checked: "1.1"
             return "HTTP/1.1"
         }
-        if bytes.elementsEqual("HTTP/2".utf8) {
+        if bytes.count == 6, bytes[5] == 0x32 {  // "2"
             return "HTTP/2"
         }
         return String(decoding: bytes, as: UTF8.self)
