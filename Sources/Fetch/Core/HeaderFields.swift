@@ -278,6 +278,22 @@ package enum HeaderName {
         }
     }
 
+    /// Whether `byte` is an RFC 9110 §5.6.2 tchar: a letter, a digit, or one of ``!#$%&'*+-.^_`|~``, the bytes of
+    /// field names, methods and extension parameters.
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
+        // The tchars as bits: bytes 0-63 in the first mask, 64-127 in the second.
+        let low: UInt64 = 0x03FF_6CFA_0000_0000
+        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+        return byte < 128 && (byte < 64 ? low : high) & (1 << UInt64(byte & 63)) != 0
+    }
+
+    /// Whether `value` holds CR, LF or NUL, which would end a field line early (scanned over its contiguous bytes:
+    /// this runs for every field of every request).
+    package static func hasLineBreakOrNUL(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes in bytes.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 } }
+    }
+
     private static func lowercase(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }

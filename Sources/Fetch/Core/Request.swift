@@ -122,19 +122,19 @@ package enum HeaderValidation {
     ///   - value: The field value.
     ///   - target: The request, as `GET https://host/path`, for the message.
     /// - Throws: ``FetchError/invalidRequest(_:)`` naming the request, the field and the character that is wrong.
-    package static func validate(name: String, value: String, in target: String) throws {
+    package static func validate(name: String, value: String, in target: @autoclosure () -> String) throws {
         if let fault = tokenFault(name) {
             throw FetchError.invalidRequest(
-                "\(target): header name \(quoted(name)) is not a valid HTTP field name: \(fault)")
+                "\(target()): header name \(quoted(name)) is not a valid HTTP field name: \(fault)")
         }
         // Bytes first: this runs for every field of every request.
-        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }),
+        if HeaderName.hasLineBreakOrNUL(value),
             let bad = value.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
         {
             // The value of a credential stays out of the message, which ends up in logs.
             let shown = Redaction.default.redactsHeader(name) ? Redaction.placeholder : quoted(value)
             throw FetchError.invalidRequest(
-                "\(target): the value of header \(name) contains \(quoted(bad)), a line break or NUL that would"
+                "\(target()): the value of header \(name) contains \(quoted(bad)), a line break or NUL that would"
                     + " inject other headers: \(shown)"
             )
         }
@@ -165,15 +165,15 @@ package enum HeaderValidation {
         guard let fields = urlRequest.allHTTPHeaderFields, !fields.isEmpty else {
             return
         }
-        let target = ErrorText.target(request)
         for (name, value) in fields {
-            try validate(name: name, value: value, in: target)
+            try validate(name: name, value: value, in: ErrorText.target(request))
         }
     }
 
     /// Whether `text` is an RFC 9110 token: one or more of letters, digits and ``!#$%&'*+-.^_`|~``.
     package static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+        var text = text
+        return !text.isEmpty && text.withUTF8 { $0.allSatisfy(HeaderName.isTokenByte) }
     }
 
     /// Why `text` is not an RFC 9110 token (it is empty, or the first character that is not allowed), or `nil` when
@@ -184,24 +184,11 @@ package enum HeaderValidation {
             return "it is empty \(rule)"
         }
         guard !isToken(text),
-            let bad = text.unicodeScalars.first(where: { !$0.isASCII || !isTokenByte(UInt8($0.value)) })
+            let bad = text.unicodeScalars.first(where: { !$0.isASCII || !HeaderName.isTokenByte(UInt8($0.value)) })
         else {
             return nil
         }
         return "it contains \(quoted(bad)) \(rule)"
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
-            UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
-            UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
     }
 
     private static func quoted(_ text: String) -> String {

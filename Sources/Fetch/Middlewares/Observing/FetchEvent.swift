@@ -167,17 +167,14 @@ public struct FetchEvent: Sendable {
 
     /// The trace the call belongs to, when the call is traced (see ``Middleware/traceContext(_:)``): an attempt's
     /// events carry the attempt's span, the others the span the call continues.
-    public var trace: TraceContext? {
-        get { details?.trace }
-        set { if newValue != nil || details != nil { withDetails { $0.trace = newValue } } }
-    }
+    public var trace: TraceContext?
 
     /// The metrics, shared with the response they came from.
     private var measured: Measured?
 
     /// The fields that most events lack, boxed: an event is copied from middleware to observer, so a copy costs a
     /// retain instead of every field's (`nil` while none is set). The fields of the events every call reports
-    /// (attempt, status, bytes, duration, metrics) are stored inline, so that those need no box.
+    /// (attempt, status, bytes, duration, metrics, trace) are stored inline, so that those need no box.
     private var details: Details?
 
     /// The storage of the optional fields, copied before a write when it is shared.
@@ -191,7 +188,6 @@ public struct FetchEvent: Sendable {
         var closeCode: WebSocket.CloseCode?
         var closedByServer: Bool?
         var offset: Int64?
-        var trace: TraceContext?
 
         init() {}
 
@@ -205,7 +201,6 @@ public struct FetchEvent: Sendable {
             closeCode = other.closeCode
             closedByServer = other.closedByServer
             offset = other.offset
-            trace = other.trace
         }
     }
 

@@ -300,17 +300,8 @@ package struct ResponseHeadParser: Sendable {
         byte >= 0x30 && byte <= 0x39
     }
 
-    /// Whether every byte is an RFC 9110 §5.6.2 tchar: a letter, a digit, or one of ``!#$%&'*+-.^_`|~``.
+    /// Whether every byte is an RFC 9110 §5.6.2 tchar.
     private static func isToken(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        // The tchars as bits: bytes 0-63 in the first mask, 64-127 in the second.
-        let low: UInt64 = 0x03FF_6CFA_0000_0000
-        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE
-        for byte in bytes {
-            let mask = byte < 64 ? low : high
-            guard byte < 128, mask & (1 << UInt64(byte & 63)) != 0 else {
-                return false
-            }
-        }
-        return true
+        bytes.allSatisfy(HeaderName.isTokenByte)
     }
 }

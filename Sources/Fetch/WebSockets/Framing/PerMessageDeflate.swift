@@ -201,7 +201,7 @@ package struct PerMessageDeflate: Sendable, Equatable {
         /// A token (RFC 9110 §5.6.2), or nil (nothing consumed) when none starts here.
         mutating func token() -> String? {
             let start = index
-            while index < bytes.count, Self.isTokenByte(bytes[index]) {
+            while index < bytes.count, HeaderName.isTokenByte(bytes[index]) {
                 index += 1
             }
             return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
@@ -233,17 +233,6 @@ package struct PerMessageDeflate: Sendable, Equatable {
                 position += 1
             }
             return nil
-        }
-
-        /// `tchar`: a visible ASCII character other than a delimiter.
-        static func isTokenByte(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                true
-            default:
-                Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-            }
         }
     }
 }
