@@ -29,6 +29,7 @@ package struct FuzzTarget: Sendable {
         FuzzTarget(name: "DiskResponseFile", check: DiskResponseFileProperties.check),
         FuzzTarget(name: "WebSocketFrames", check: WebSocketFrameProperties.check),
         FuzzTarget(name: "HARRedaction", check: HARRedactionProperties.check),
+        FuzzTarget(name: "TraceContext", check: TraceContextProperties.check),
     ]
 
     /// The target called `name`, if there is one.
