@@ -286,6 +286,7 @@ import Testing
             Set(corpus) == [
                 "PercentEncoding", "HeaderValidation", "MultipartBody", "HTTPDate", "RetryAfter", "CacheControl",
                 "ServerSentEvent", "ResponseHead", "WireNumber", "DiskResponseFile", "WebSocketFrames", "HARRedaction",
+                "TraceContext",
             ])
         let run = try Self.text("Fuzz/run")
         #expect(run.contains("-artifact_prefix=\"Fuzz/Reproducers/$target/\""))

@@ -66,7 +66,9 @@
             let session = Session(transport: transport, callbackQueue: OperationQueue())
             let measured = try await metrics(slow.baseURL.appendingPathComponent("metrics-tls"), on: session)
             let handshake = try #require(measured.secureConnection)
-            #expect(handshake >= TLSTestServer.handshakeDelay)
+            // The server's wait starts when it accepts the connection; the phase starts when libcurl's loop sees the
+            // connection made, which on a loaded machine can be a little later (CI read 0.299876 s once).
+            #expect(handshake >= TLSTestServer.handshakeDelay - 0.05)
             #expect(handshake < 10)
             #expect(measured.timeToFirstByte ?? 0 >= handshake + (measured.connect ?? 0))
             #expect(measured.httpVersion == "HTTP/1.1")
