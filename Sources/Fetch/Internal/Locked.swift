@@ -5,6 +5,9 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+#if !canImport(Darwin)
+    import Synchronization
+#endif
 
 /// A value behind a lock, for the small amount of mutable state shared across threads in Fetch and FetchTesting.
 ///
@@ -71,3 +74,13 @@ private final class LockedStorage<Value>: ManagedBuffer<Value, LockedStorage.Pri
         }
     }
 }
+
+#if canImport(Darwin)
+    /// A value behind a lock, for a class's state; ``Locked`` on Apple platforms, where the standard library's
+    /// `Mutex` needs macOS 15.
+    package typealias InlineLocked<Value> = Locked<Value>
+#else
+    /// A value behind a lock stored in its owner (the standard library's `Mutex`), for a class's state: no
+    /// allocation of its own, where a class making one per call (``CallContext``) would otherwise make two.
+    package typealias InlineLocked<Value> = Mutex<Value>
+#endif

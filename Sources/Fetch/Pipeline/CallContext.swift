@@ -7,29 +7,53 @@
 ///
 /// `@unchecked Sendable`: all mutable state is in `state`, behind its lock.
 public final class CallContext: CancellableCall, @unchecked Sendable {
+    /// How a call of the pipeline is answered.
+    typealias Completion = @Sendable (Result<Response, any Error>) -> Void
+
     private struct State {
         var isEnded = false
         var isCancelled = false
-        /// Delivers ``FetchError/cancelled(request:)`` to the caller; set when the call starts.
-        var reportCancellation: (@Sendable () -> Void)?
-        /// What was started inside this context: the transport's handle, or the contexts `next` made.
-        var inFlight: [any CancellableCall] = []
+        /// Who hears how the call ends: with its answer (``finish(with:)``) or with
+        /// ``FetchError/cancelled(request:)`` (``cancel()``); set when the call starts.
+        var completion: Completion?
+        /// What was started inside this context: the transport's handle, or the contexts `next` made. Almost always
+        /// one, kept without a list.
+        var firstInFlight: (any CancellableCall)?
+        var moreInFlight: [any CancellableCall] = []
         var cancelActions: [@Sendable () -> Void] = []
         /// The streamed bodies and WebSocket connections the transport answered the call with, kept by the
         /// caller's context: a middleware that answers with a `Response` it made drops them.
         var delivered: [Response] = []
+        /// The caller's context's observers, made when first asked for (a bare session's call never asks).
+        var observers: EventObservers?
     }
 
     /// The request the caller made, before any middleware changed it.
     public let request: any Request
 
-    private let state = Locked(State())
+    private let state: InlineLocked<State>
     /// The caller's context; `nil` for the caller's context itself.
     private let root: CallContext?
 
+    /// The observers this context was given: the caller's context's for a context inside it, or those a stream or
+    /// WebSocket that reconnects hands to each later call.
+    private let givenObservers: EventObservers?
+
     /// Who hears the events of the call: the caller's context's, shared by every context inside it, and by the
     /// later calls of a stream or WebSocket that reconnects.
-    package let observers: EventObservers
+    package var observers: EventObservers {
+        if let givenObservers {
+            return givenObservers
+        }
+        return state.withLock { state in
+            if let made = state.observers {
+                return made
+            }
+            let made = EventObservers()
+            state.observers = made
+            return made
+        }
+    }
 
     /// How many unread bytes of a streamed body may wait in memory; `nil` when the body is read whole.
     let streamBufferLimit: Int?
@@ -45,24 +69,27 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     /// WebSocket's opening handshake.
     ///
     /// A stream or WebSocket that reconnects passes the `observers` of its first call to each later one, so that an
-    /// observer hears the whole connection's life, the waits between calls included.
+    /// observer hears the whole connection's life, the waits between calls included; without them, the context
+    /// makes its own when first asked.
     init(
         request: any Request, streamBufferLimit: Int? = nil, webSocketMessageLimit: Int? = nil,
-        webSocketCompression: WebSocket.Compression = .deflate, observers: EventObservers = EventObservers()
+        webSocketCompression: WebSocket.Compression = .deflate, observers: EventObservers? = nil
     ) {
         self.request = request
         self.root = nil
-        self.observers = observers
+        self.state = InlineLocked(State())
+        self.givenObservers = observers
         self.streamBufferLimit = streamBufferLimit
         self.webSocketMessageLimit = webSocketMessageLimit
         self.webSocketCompression = webSocketCompression
     }
 
-    /// A context inside `outer`'s call, reporting events to the same observers.
-    init(inside outer: CallContext) {
+    /// A context inside `outer`'s call, reporting events to the same observers, started with `completion`.
+    init(inside outer: CallContext, completion: @escaping Completion) {
         self.request = outer.request
         self.root = outer.root ?? outer
-        self.observers = outer.observers
+        self.state = InlineLocked(State(completion: completion))
+        self.givenObservers = outer.observers
         self.streamBufferLimit = outer.streamBufferLimit
         self.webSocketMessageLimit = outer.webSocketMessageLimit
         self.webSocketCompression = outer.webSocketCompression
@@ -165,21 +192,25 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
     /// Cancels the call: stops what it has in flight, runs the ``onCancel(_:)`` actions, and completes the caller
     /// with ``FetchError/cancelled(request:)``, unless the call has already finished.
     public func cancel() {
-        let ended = state.withLock {
-            state -> (report: (@Sendable () -> Void)?, [any CancellableCall], [@Sendable () -> Void])? in
+        let ended = state.withLock { state -> (Completion?, [any CancellableCall], [@Sendable () -> Void])? in
             guard !state.isEnded else {
                 return nil
             }
             state.isEnded = true
             state.isCancelled = true
-            defer {
-                state.inFlight = []
-                state.cancelActions = []
-                state.reportCancellation = nil
+            var inFlight = state.moreInFlight
+            if let first = state.firstInFlight {
+                inFlight.insert(first, at: 0)
             }
-            return (state.reportCancellation, state.inFlight, state.cancelActions)
+            defer {
+                state.firstInFlight = nil
+                state.moreInFlight = []
+                state.cancelActions = []
+                state.completion = nil
+            }
+            return (state.completion, inFlight, state.cancelActions)
         }
-        guard let (report, inFlight, actions) = ended else {
+        guard let (completion, inFlight, actions) = ended else {
             return
         }
         for step in inFlight {
@@ -188,48 +219,58 @@ public final class CallContext: CancellableCall, @unchecked Sendable {
         for action in actions {
             action()
         }
-        report?()
+        completion?(.failure(FetchError.cancelled(request: request)))
     }
 
     // MARK: - The pipeline's side
 
-    /// Starts the call; returns `false` when it was cancelled before it started, and `report` must be called now.
-    func begin(reportingCancellationWith report: @escaping @Sendable () -> Void) -> Bool {
+    /// Starts the call, which ends by calling `completion`; returns `false` when it was cancelled before it
+    /// started, and `completion` must be called now.
+    func begin(_ completion: @escaping Completion) -> Bool {
         state.withLock { state in
             guard !state.isEnded else {
                 return false
             }
-            state.reportCancellation = report
+            state.completion = completion
             return true
         }
     }
 
-    /// Ends the call with its answer; returns whether this caller ended it and so must deliver the answer.
-    func finish() -> Bool {
-        state.withLock { state in
+    /// Ends the call with `answer`, unless it has ended already (cancelled, or answered before).
+    func finish(with answer: Result<Response, any Error>) {
+        let completion = state.withLock { state -> Completion? in
             guard !state.isEnded else {
-                return false
+                return nil
             }
             state.isEnded = true
-            state.inFlight = []
+            state.firstInFlight = nil
+            state.moreInFlight = []
             state.cancelActions = []
-            state.reportCancellation = nil
-            return true
+            defer { state.completion = nil }
+            return state.completion
         }
+        completion?(answer)
     }
 
-    /// Keeps `step` to cancel with the call; cancels it at once when the call has already been cancelled.
-    func track(_ step: any CancellableCall) {
+    /// Keeps `step` to cancel with the call; cancels it at once when the call has already been cancelled, and
+    /// then returns `false`.
+    @discardableResult
+    func track(_ step: any CancellableCall) -> Bool {
         let cancelNow = state.withLock { state -> Bool in
             guard !state.isEnded else {
                 return state.isCancelled
             }
-            state.inFlight.append(step)
+            if state.firstInFlight == nil {
+                state.firstInFlight = step
+            } else {
+                state.moreInFlight.append(step)
+            }
             return false
         }
         if cancelNow {
             step.cancel()
         }
+        return !cancelNow
     }
 }
 
@@ -249,7 +290,7 @@ package final class EventObservers: @unchecked Sendable {
         var trace: TraceContext?
     }
 
-    private let state = Locked(State())
+    private let state = InlineLocked(State())
 
     package init() {}
 

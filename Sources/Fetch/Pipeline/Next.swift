@@ -27,9 +27,11 @@ public struct Next: Sendable {
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall {
-        let inner = CallContext(inside: context)
-        context.track(inner)
-        stack.start(request, from: index, context: inner, completion: completion)
+        let inner = CallContext(inside: context, completion: completion)
+        // A call cancelled already cancels `inner` at once, which answers `completion`.
+        if context.track(inner) {
+            stack.proceed(request, from: index, context: inner)
+        }
         return inner
     }
 
@@ -47,8 +49,8 @@ public struct Next: Sendable {
         _ request: any Request,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> any CancellableCall {
-        let detached = CallContext(inside: context)
-        stack.start(request, from: index, context: detached, completion: completion)
+        let detached = CallContext(inside: context, completion: completion)
+        stack.proceed(request, from: index, context: detached)
         return detached
     }
 }

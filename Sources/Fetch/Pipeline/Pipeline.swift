@@ -78,7 +78,7 @@ public struct Pipeline: RequestPerforming {
         errorParser: (any ErrorParsing)?,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) -> any CancellableCall {
-        let context = CallContext(request: request)
+        let context = CallContext(request: request, observers: stack.observersOfNewCall)
         guard let queue = callbackQueue else {
             stack.start(request, from: 0, context: context) { answer in
                 completion(Self.parse(answer, as: T.self, for: request, errorParser: errorParser))
@@ -108,7 +108,7 @@ public struct Pipeline: RequestPerforming {
     /// forms: cancelling the awaiting `Task` cancels the call, or keeps it from being sent when the task is
     /// already cancelled.
     func response(for request: any Request) async throws -> Response {
-        let context = CallContext(request: request)
+        let context = CallContext(request: request, observers: stack.observersOfNewCall)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 stack.start(request, from: 0, context: context) { continuation.resume(with: $0) }
@@ -301,8 +301,9 @@ public struct Pipeline: RequestPerforming {
 }
 
 extension Pipeline {
-    /// The middlewares and the transport, which run a call from any step inward.
-    struct Stack: Sendable {
+    /// The middlewares and the transport, which run a call from any step inward; a class, so that each ``Next`` a
+    /// call makes shares it.
+    final class Stack: Sendable {
         let middlewares: [any Middleware]
         let transport: any Transport
         /// Whether a send's or a stream's answer must be handed on to ``Pipeline/parsingQueue`` before the
@@ -322,28 +323,30 @@ extension Pipeline {
             self.redirectPolicy = (transport as? any RedirectFollowing)?.redirectPolicy
         }
 
+        /// The observers of a call that starts here: new ones, made now when a middleware may ask for them; `nil`
+        /// for a bare transport, whose calls make none unless asked.
+        var observersOfNewCall: EventObservers? {
+            middlewares.isEmpty ? nil : EventObservers()
+        }
+
         /// Starts `context`'s call at step `index`, and calls `completion` exactly once: with the answer, or with
         /// ``FetchError/cancelled(request:)`` when the call is cancelled first (at once if it already was).
         func start(
             _ request: any Request,
             from index: Int,
             context: CallContext,
-            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+            completion: @escaping CallContext.Completion
         ) {
-            // The error is made when it is needed, not on every call.
-            guard
-                context.begin(reportingCancellationWith: {
-                    completion(.failure(FetchError.cancelled(request: context.request)))
-                })
-            else {
+            guard context.begin(completion) else {
                 completion(.failure(FetchError.cancelled(request: context.request)))
                 return
             }
-            run(request, from: index, context: context) { answer in
-                if context.finish() {
-                    completion(answer)
-                }
-            }
+            proceed(request, from: index, context: context)
+        }
+
+        /// Runs `context`'s call, which has begun, from step `index`: its answer ends the context.
+        func proceed(_ request: any Request, from index: Int, context: CallContext) {
+            run(request, from: index, context: context) { answer in context.finish(with: answer) }
         }
 
         /// `completion`, called on ``Pipeline/parsingQueue``.
