@@ -96,7 +96,7 @@
                 throw TestServerError("nginx is not installed (.ci/run installs Debian's package)")
             }
             struct Port: Decodable { let port: Int }
-            let (_, data) = try await transport.get(try TestServer.running().url("/closed-port")).get()
+            let (_, data) = try await transport.get(try TestServer.running().url("/free-port")).get()
             let nginx = try NginxTestServer(
                 executable: executable, port: try JSONDecoder().decode(Port.self, from: data).port,
                 requestsPerConnection: requestsPerConnection)

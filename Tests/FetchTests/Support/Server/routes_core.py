@@ -1,6 +1,7 @@
 """Routes for the core library's tests: models, echo, statuses, delays, charsets."""
 
 import socket
+import threading
 import time
 
 from test_server import route
@@ -90,12 +91,30 @@ def some_bytes(exchange, match):
     exchange.send(200, bytes(i % 256 for i in range(count)), content_type="application/octet-stream")
 
 
-@route(r"/closed-port")
-def closed_port(exchange, match):
-    """A port on 127.0.0.1 that nothing listens on."""
+@route(r"/free-port")
+def free_port(exchange, match):
+    """A port on 127.0.0.1 that was free a moment ago, for a server a test starts (nginx)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    exchange.send_json(200, {"port": port})
+
+
+_closed_port_holder = []
+_closed_port_lock = threading.Lock()
+
+
+@route(r"/closed-port")
+def closed_port(exchange, match):
+    """A port on 127.0.0.1 that nothing listens on, and nothing can: a socket of the server's own stays bound to it,
+    without listening, for the server's life. A port freed at once could be given to a server another test starts,
+    which would answer the connection meant to be refused."""
+    with _closed_port_lock:
+        if not _closed_port_holder:
+            holder = socket.socket()
+            holder.bind(("127.0.0.1", 0))
+            _closed_port_holder.append(holder)
+        port = _closed_port_holder[0].getsockname()[1]
     exchange.send_json(200, {"port": port})
 
 
