@@ -282,21 +282,27 @@ extension FetchEvent {
         return event
     }
 
-    /// Attempt number `attempt` of `request` ended with `outcome`, `duration` seconds after it started.
+    /// Attempt number `attempt` of `request` was answered with `response`, `duration` seconds after it started.
     package static func attemptFinished(
-        _ request: any Request, attempt: Int, outcome: Result<Response, any Error>, duration: TimeInterval
+        _ request: any Request, attempt: Int, response: Response, duration: TimeInterval
     ) -> FetchEvent {
         var event = FetchEvent(.attemptFinished, request)
         event.attempt = attempt
         event.duration = duration
-        switch outcome {
-        case .success(let response):
-            event.status = response.status
-            event.bytes = response.data?.count
-            event.measured = response.measured
-        case .failure(let error):
-            event.error = error
-        }
+        event.status = response.status
+        event.bytes = response.data?.count
+        event.measured = response.measured
+        return event
+    }
+
+    /// Attempt number `attempt` of `request` failed with `error`, `duration` seconds after it started.
+    package static func attemptFinished(
+        _ request: any Request, attempt: Int, error: any Error, duration: TimeInterval
+    ) -> FetchEvent {
+        var event = FetchEvent(.attemptFinished, request)
+        event.attempt = attempt
+        event.duration = duration
+        event.error = error
         return event
     }
 

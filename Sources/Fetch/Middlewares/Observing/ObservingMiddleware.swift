@@ -37,12 +37,23 @@ public final class ObservingMiddleware: Middleware {
         next: Next,
         completion: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) {
+        next(request, completion: observing(request, context: context, completion: completion))
+    }
+
+    /// Observes `context`'s events from now on, reports `request` as started, and returns `completion` reporting
+    /// how the call ended first: what ``intercept(_:context:next:completion:)`` does around `next`, which a
+    /// ``Pipeline`` does itself for the observers at the head of its stack (see `Pipeline.Stack`).
+    func observing(
+        _ request: any Request,
+        context: CallContext,
+        completion: @escaping CallContext.Completion
+    ) -> CallContext.Completion {
         context.observeEvents(as: self, onEvent)
         let stopwatch = Stopwatch()
         let observers = context.observers
         let onEvent = onEvent
         onEvent(observers.traced(.started(request)))
-        next(request) { outcome in
+        return { outcome in
             let duration = stopwatch.seconds
             switch outcome {
             case .success(let response):
