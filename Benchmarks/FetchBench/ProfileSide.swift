@@ -20,8 +20,9 @@ import Foundation
 /// and a retry), `download-bare`, `stream` (`Session.stream` read to its end) and `platform-download`
 /// (`URLSession.shared.download(for:)` + move). Over a `MockPerformer` (the URL is not used): `mock`, `mock-pass`
 /// (a pass-through `.intercept`), `mock-observe` (`.observe`) and `mock-trace` (`.observe` and `.traceContext()`).
-/// `bare-curl` is the scale rows' bare libcurl multi loop. Over `Session(transport: CurlTransport())`: `curl`, `curl-observe`, `curl-requestid` and `curl-trace` (with
-/// `.observe`, then `.requestID()` or `.traceContext()`), best with `loopback:/item-1`. `FETCH_BENCH_TIME=1` prints
+/// `bare-curl` is the scale rows' bare libcurl multi loop. Over `Session(transport: CurlTransport())`: `curl`, `curl-pass` (a pass-through
+/// `.intercept`), `curl-observe`, `curl-requestid` and `curl-trace` (with `.observe`, then `.requestID()` or
+/// `.traceContext()`), best with `loopback:/item-1`. `FETCH_BENCH_TIME=1` prints
 /// the wall time per call.
 enum ProfileSide {
     static let flag = "--profile"
@@ -128,7 +129,7 @@ enum ProfileSide {
                     return 1
                 }
                 side = callbackSide { bare.get(url, completion: $0) }
-            case "curl", "curl-observe", "curl-requestid", "curl-trace":
+            case "curl", "curl-pass", "curl-observe", "curl-requestid", "curl-trace":
                 // The observing rows' stacks over `Session(transport: CurlTransport())`, callback form.
                 let curl: Session
                 do {
@@ -140,6 +141,8 @@ enum ProfileSide {
                 let observe = ObservingMiddleware.observe { _ in }
                 let stacks: [String: any RequestPerforming] = [
                     "curl": curl, "curl-observe": curl.with(observe),
+                    "curl-pass": curl.with(
+                        .intercept { request, _, next, completion in next(request, completion: completion) }),
                     "curl-requestid": curl.with(observe, .requestID()),
                     "curl-trace": curl.with(observe, .traceContext()),
                 ]
