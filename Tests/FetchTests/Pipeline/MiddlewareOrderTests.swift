@@ -111,6 +111,59 @@ import Testing
         #expect(api.middlewares.dropFirst().first is RetryingMiddleware)
     }
 
+    /// Observers at the head of a stack are run by the pipeline without a step of their own: they must hear what an
+    /// observer behind another middleware hears, in the same order, for answers, failures and cancellations alike.
+    @Test(arguments: ["answered", "failed", "cancelled", "cancelledBeforeStart"])
+    func observersAtTheHeadHearWhatAnObserverBehindAnotherMiddlewareHears(ending: String) async throws {
+        func words(of middlewares: [any Middleware], observers: [Captured<FetchEvent>]) async throws -> [[String]] {
+            let spy = SpyPerformer()
+            let pipeline = Pipeline(spy.pipeline.transport, middlewares: middlewares)
+            let result = Captured<Result<Response, any Error>>()
+            if ending == "cancelledBeforeStart" {
+                let task = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await pipeline.perform(request) as Response
+                }
+                _ = await task.result
+                #expect(spy.calls.isEmpty)
+            } else {
+                let call = pipeline.perform(request, completion: result.capture)
+                let sent = try await spy.nextCall()
+                switch ending {
+                case "answered": sent.complete(with: MockResponse(status: 201))
+                case "failed": sent.fail(with: URLError(.networkConnectionLost))
+                default: call.cancel()
+                }
+                #expect(result.values.count == 1)
+            }
+            return observers.map { Self.words($0.values) }
+        }
+        let first = Captured<FetchEvent>()
+        let second = Captured<FetchEvent>()
+        let atTheHead = try await words(
+            of: [.observe(first.capture), .observe(second.capture)], observers: [first, second])
+        let behind = [Captured<FetchEvent>(), Captured<FetchEvent>()]
+        let passThrough = InterceptingMiddleware.intercept { request, _, next, completion in
+            next(request, completion: completion)
+        }
+        let behindAnother = try await words(
+            of: [passThrough, .observe(behind[0].capture), .observe(behind[1].capture)], observers: behind)
+
+        #expect(atTheHead == behindAnother)
+        let expected: [String] =
+            switch ending {
+            case "answered": ["started", "attemptStarted", "attemptFinished", "201"]
+            case "failed": ["started", "attemptStarted", "attemptFinished", "failed"]
+            case "cancelled": ["started", "attemptStarted", "attemptFinished", "failed"]
+            default: []
+            }
+        #expect(atTheHead == [expected, expected])
+        if ending == "cancelled" {
+            // The cancellation reaches the observers, inner first, before the caller hears it.
+            #expect(first.values.last?.error.map { "\($0)" }?.contains("cancelled") == true)
+        }
+    }
+
     @Test func aCacheOutsideDeduplicationAnswersTheSecondCallFromMemory() async throws {
         let (mock, calls) = sequence([.success(MockResponse(status: 200, headers: ["Cache-Control": "max-age=86400"]))])
         let cache = ResponseCache()
