@@ -299,9 +299,25 @@ package enum HeaderName {
     }
 
     /// Whether `text` holds a line break: any scalar that makes a `Character` a newline (LF, VT, FF, CR, NEL, LINE
-    /// and PARAGRAPH SEPARATOR). A scan of scalars, not of characters, which would cost grapheme breaking.
+    /// and PARAGRAPH SEPARATOR). A scan of bytes while they are ASCII, then of scalars, never of characters, which
+    /// would cost grapheme breaking: it runs for every field of every libcurl request.
     package static func hasLineBreak(_ text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in
+        var text = text
+        let ascii = text.withUTF8 { bytes -> Bool? in
+            for byte in bytes {
+                if byte >= 0x80 {
+                    return nil  // the line breaks beyond ASCII take more than a byte: the scalars decide
+                }
+                if (0x0A...0x0D).contains(byte) {
+                    return true
+                }
+            }
+            return false
+        }
+        if let ascii {
+            return ascii
+        }
+        return text.unicodeScalars.contains { scalar in
             switch scalar.value {
             case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
             default: false
