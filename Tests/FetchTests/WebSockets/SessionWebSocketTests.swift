@@ -22,9 +22,16 @@ import Testing
     }
 
     let server: WebSocketsServer
+    /// This test's connections are opened with it, so that counting them counts no other suite's on the same server.
+    let tag = UUID().uuidString
 
     init() throws {
         server = try WebSocketsServer.running()
+    }
+
+    /// `path` with this test's tag.
+    private func tagged(_ path: String) -> String {
+        "\(path)?tag=\(tag)"
     }
 
     private func open(
@@ -32,12 +39,12 @@ import Testing
         maximumMessageSize: Int = WebSocket.defaultMaximumMessageSize
     ) async throws -> WebSocket {
         try await makeSession(transport).webSocket(
-            Socket(url: server.url(path), headers: headers), maximumMessageSize: maximumMessageSize)
+            Socket(url: server.url(tagged(path)), headers: headers), maximumMessageSize: maximumMessageSize)
     }
 
     /// The body of the server's plain-HTTP `path`, as an integer.
     private func count(_ path: String) async throws -> Int {
-        let (data, _) = try await URLSession.shared.data(from: server.url(path, scheme: "http"))
+        let (data, _) = try await URLSession.shared.data(from: server.url(tagged(path), scheme: "http"))
         return try #require(Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
@@ -215,7 +222,7 @@ import Testing
         let session = try makeSession(transport)
         let before = try await count("/handshakes")
         for index in 0..<200 {
-            let socket = try await session.webSocket(Socket(url: server.url("/echo")))
+            let socket = try await session.webSocket(Socket(url: server.url(tagged("/echo"))))
             if index.isMultiple(of: 2) {
                 socket.close()
             }

@@ -17,6 +17,9 @@ Scenarios:
                      compressed (RSV1) and how many came in all
     /zeros/<n>       sends one binary message of <n> zero bytes (compressed, it is a few bytes per KiB), then echoes
 
+Any path takes ?tag=<t>: /connections?tag=<t> and /handshakes?tag=<t> then count only the connections opened
+with that tag, so that a test counts its own while other suites use the same server.
+
 Any path takes ?deflate=<parameters> to choose how the server agrees to permessage-deflate for that connection:
 "off" (no compression), or parameters joined with "," from server_no_context_takeover, client_no_context_takeover,
 server_max_window_bits=<n>, client_max_window_bits=<n>; without it, websockets' defaults (windows of 2^12 both
@@ -38,13 +41,18 @@ from websockets.frames import Opcode
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
 
-open_connections = set()
-handshakes = 0
+open_connections = {}  # connection -> its ?tag=, or None
+handshakes = {}  # tag (None for untagged) -> how many opening handshakes were answered with 101
+
+
+def tag_of(path):
+    """The ?tag= of a request path, or None."""
+    return parse_qs(urlsplit(path).query).get("tag", [None])[0]
 
 
 async def handler(connection):
     path = connection.request.path.split("?", 1)[0]
-    open_connections.add(connection)
+    open_connections[connection] = tag_of(connection.request.path)
     try:
         if path == "/inspect":
             await inspect(connection)
@@ -73,7 +81,7 @@ async def handler(connection):
     except ConnectionClosed:
         pass
     finally:
-        open_connections.discard(connection)
+        open_connections.pop(connection, None)
 
 
 async def inspect(connection):
@@ -111,19 +119,22 @@ def deflate_extensions(query):
 
 
 def process_request(connection, request):
-    global handshakes
     extensions = deflate_extensions(urlsplit(request.path).query)
     if extensions is not None:
         connection.protocol.available_extensions = extensions
-    if request.path == "/connections":
-        return connection.respond(http.HTTPStatus.OK, f"{len(open_connections)}\n")
-    if request.path == "/handshakes":
-        return connection.respond(http.HTTPStatus.OK, f"{handshakes}\n")
-    if request.path == "/auth" and request.headers.get("Authorization") != "Bearer good":
+    path = urlsplit(request.path).path
+    tag = tag_of(request.path)
+    if path == "/connections":
+        count = sum(1 for each in open_connections.values() if tag is None or each == tag)
+        return connection.respond(http.HTTPStatus.OK, f"{count}\n")
+    if path == "/handshakes":
+        count = sum(handshakes.values()) if tag is None else handshakes.get(tag, 0)
+        return connection.respond(http.HTTPStatus.OK, f"{count}\n")
+    if path == "/auth" and request.headers.get("Authorization") != "Bearer good":
         response = connection.respond(http.HTTPStatus.UNAUTHORIZED, '{"error":true,"reason":"bad token"}')
         response.headers["Content-Type"] = "application/json"
         return response
-    handshakes += 1
+    handshakes[tag] = handshakes.get(tag, 0) + 1
     return None
 
 
