@@ -376,6 +376,11 @@ package final class EventObservers: @unchecked Sendable {
         }
     }
 
+    /// The number of the last attempt that reached the transport; `nil` before the first, or when nobody observes.
+    package var lastObservedAttempt: Int? {
+        state.withLock { $0.attempts > 0 ? $0.attempts : nil }
+    }
+
     /// The number of the attempt now reaching the transport, counting from 1 across the whole call (and across the
     /// reconnections of a stream or WebSocket); `nil` when nobody observes, and then the attempt is not counted.
     package func nextObservedAttempt() -> Int? {

@@ -156,7 +156,12 @@ public struct Pipeline: RequestPerforming {
         }
         if case .success(let response) = answer, response.isSuccess {
             let head = response.answering(request)
-            return response.streamedBody?.stream.with(head: head) ?? ResponseStream(whole: head)
+            let stream = response.streamedBody?.stream.with(head: head) ?? ResponseStream(whole: head)
+            Self.reportEnd(of: stream, answering: request, status: response.status, to: observers)
+            return stream
+        }
+        if case .success(let response) = answer, let body = response.streamedBody {
+            Self.reportEnd(of: body.stream, answering: request, status: response.status, to: observers)
         }
         let error = await Self.readingErrorBodies(of: answer, upTo: Self.streamedErrorBodyLimit)
         switch Self.parse(error, as: StreamHead.self, for: request, errorParser: errorParser) {
@@ -204,11 +209,28 @@ public struct Pipeline: RequestPerforming {
         stack.start(request, from: 0, context: context) { answer in
             if case .success(let response) = answer, let dropped = context.droppedDelivery(answering: response) {
                 completion(.failure(dropped))
-            } else {
-                completion(answer)
+                return
             }
+            if case .success(let response) = answer, let body = response.streamedBody {
+                Self.reportEnd(of: body.stream, answering: caller, status: response.status, to: observers)
+            }
+            completion(answer)
         }
         return context
+    }
+
+    /// Reports ``FetchEvent/Name/streamEnded`` to `observers` when `stream`'s body ends for its reader, on the
+    /// reader's thread; nothing when no one observes.
+    private static func reportEnd(
+        of stream: ResponseStream, answering request: any Request, status: Int, to observers: EventObservers
+    ) {
+        guard !observers.isEmpty else {
+            return
+        }
+        let attempt = observers.lastObservedAttempt
+        stream.whenEnded { ending in
+            observers.report(FetchEvent.streamEnded(request, attempt: attempt, status: status, ending: ending))
+        }
     }
 
     /// `answer` with the streamed body of its response, or of the response in its error, read (up to `limit`

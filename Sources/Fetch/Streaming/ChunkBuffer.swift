@@ -80,6 +80,10 @@ package final class ChunkBuffer: Sendable {
         var isPaused = false
         /// The largest number of bytes that waited in memory at once, for tests and benchmarks.
         var peakMemoryBytes = 0
+        /// The bytes of the body that arrived, kept or handed on.
+        var receivedBytes = 0
+        /// What the transport measured of the whole exchange when it finished it.
+        var finalMetrics: AttemptMetrics?
 
         var spilledBytes: Int { spill?.unread ?? 0 }
         var isEmpty: Bool { first == chunks.count && spilledBytes == 0 }
@@ -181,6 +185,7 @@ package final class ChunkBuffer: Sendable {
             guard state.ending == nil else {
                 return .none
             }
+            state.receivedBytes &+= data.count
             if let waiter = state.waiter, state.isEmpty {
                 state.waiter = nil
                 return .deliver(waiter, .success(data), resumesTransfer: false)
@@ -221,8 +226,20 @@ package final class ChunkBuffer: Sendable {
         wake?()
     }
 
-    /// Ends the body: after the chunks still buffered, the consumer gets the end, or `error`.
-    package func finish(throwing error: (any Error)? = nil) {
+    /// The bytes of the body that have arrived so far.
+    package var receivedBytes: Int {
+        state.withLock { $0.receivedBytes }
+    }
+
+    /// What the transport measured of the whole exchange, from its start to the last byte, once the body has
+    /// arrived whole; `nil` before, after a failure, or when it measured nothing.
+    package var finalMetrics: AttemptMetrics? {
+        state.withLock { $0.finalMetrics }
+    }
+
+    /// Ends the body: after the chunks still buffered, the consumer gets the end, or `error`. `metrics` is what the
+    /// transport measured of the whole exchange when the body arrived whole, which ``finalMetrics`` keeps.
+    package func finish(throwing error: (any Error)? = nil, metrics: AttemptMetrics? = nil) {
         var wake: (@Sendable () -> Void)?
         defer { wake?() }
         let action = state.withLock { state -> Action in
@@ -231,6 +248,7 @@ package final class ChunkBuffer: Sendable {
             guard state.ending == nil else {
                 return .none
             }
+            state.finalMetrics = metrics
             state.ending = error.map(Ending.failed) ?? .finished
             guard let waiter = state.waiter, state.isEmpty else {
                 return .none

@@ -120,15 +120,20 @@ public struct ResponseStream: AsyncSequence, Sendable {
     ) {
         switch source {
         case .sequence(let sequence):
+            let lifetime = lifetime
             Task {
                 do {
                     for try await data in sequence {
+                        lifetime.noteRead(data.count)
                         guard chunk(data) else {
-                            break
+                            end(nil)
+                            return
                         }
                     }
+                    lifetime.end(nil)
                     end(nil)
                 } catch {
+                    lifetime.end(error)
                     end(error)
                 }
             }
@@ -144,11 +149,18 @@ public struct ResponseStream: AsyncSequence, Sendable {
                             else {
                                 return
                             }
-                            guard let data = ready, chunk(data) else {
+                            guard let data = ready else {
+                                lifetime.end(nil)
+                                end(nil)
+                                return
+                            }
+                            lifetime.noteRead(data.count)
+                            guard chunk(data) else {
                                 end(nil)
                                 return
                             }
                         } catch {
+                            lifetime.end(error)
                             end(error)
                             return
                         }
@@ -201,23 +213,42 @@ public struct ResponseStream: AsyncSequence, Sendable {
         ///
         /// - Throws: The transfer's error (a ``FetchError``), or ``FetchError/cancelled(request:)`` when the task is cancelled.
         public mutating func next() async throws -> Data? {
-            switch base {
-            case .buffer(let buffer):
-                return try await buffer.next()
-            case .sequence(var iterator):
-                let chunk = try await iterator.next()
-                base = .sequence(iterator)
-                if chunk == nil, Task.isCancelled {
-                    throw FetchError.cancelled()
+            let chunk: Data?
+            do {
+                switch base {
+                case .buffer(let buffer):
+                    chunk = try await buffer.next()
+                case .sequence(var iterator):
+                    chunk = try await iterator.next()
+                    base = .sequence(iterator)
+                    if chunk == nil, Task.isCancelled {
+                        throw FetchError.cancelled()
+                    }
                 }
-                return chunk
+            } catch {
+                lifetime.end(error)
+                throw error
             }
+            if let chunk {
+                lifetime.noteRead(chunk.count)
+            } else {
+                lifetime.end(nil)
+            }
+            return chunk
         }
     }
 
-    /// Cancels the transfer when no one can read it any more.
+    /// Cancels the transfer when no one can read it any more, and tells whoever asked how the body ended for its
+    /// reader, once.
     fileprivate final class Lifetime: Sendable {
         fileprivate let source: Source
+        private let reading = Locked(Reading())
+
+        private struct Reading {
+            var bytesRead = 0
+            var ending: Ending?
+            var onEnd: (@Sendable (Ending) -> Void)?
+        }
 
         init(source: Source) {
             self.source = source
@@ -235,7 +266,63 @@ public struct ResponseStream: AsyncSequence, Sendable {
                 // An AsyncThrowingStream ends its producer when its iterator is dropped.
                 break
             }
+            end(FetchError.cancelled())
         }
+
+        func noteRead(_ bytes: Int) {
+            reading.withLock { $0.bytesRead &+= bytes }
+        }
+
+        /// The body ended for its reader: at its end (`error` is `nil`), or with `error`. Only the first call counts.
+        func end(_ error: (any Error)?) {
+            let metrics: AttemptMetrics?
+            switch source {
+            case .buffer(let buffer):
+                metrics = buffer.finalMetrics
+            case .sequence:
+                metrics = nil
+            }
+            let ended = reading.withLock { reading -> (Ending, (@Sendable (Ending) -> Void)?)? in
+                guard reading.ending == nil else {
+                    return nil
+                }
+                let ending = Ending(error: error, bytesRead: reading.bytesRead, metrics: metrics)
+                reading.ending = ending
+                defer { reading.onEnd = nil }
+                return (ending, reading.onEnd)
+            }
+            if let (ending, onEnd) = ended {
+                onEnd?(ending)
+            }
+        }
+
+        func whenEnded(_ handler: @escaping @Sendable (Ending) -> Void) {
+            let ended = reading.withLock { reading -> Ending? in
+                if reading.ending == nil {
+                    reading.onEnd = handler
+                }
+                return reading.ending
+            }
+            if let ended {
+                handler(ended)
+            }
+        }
+    }
+
+    /// How a body ended for its reader: read to its end, failed, or cancelled (the reader stopped, or dropped it).
+    package struct Ending: Sendable {
+        /// `nil` when the body was read to its end.
+        package var error: (any Error)?
+        /// The bytes the reader got.
+        package var bytesRead: Int
+        /// What the transport measured of the whole exchange, to its last byte, when it finished it.
+        package var metrics: AttemptMetrics?
+    }
+
+    /// Calls `handler` once, when the body ends for its reader (at once when it has): read to its end, failed, or
+    /// cancelled. Every copy of this stream shares it; a later call replaces the handler.
+    package func whenEnded(_ handler: @escaping @Sendable (Ending) -> Void) {
+        lifetime.whenEnded(handler)
     }
 
     /// Cancels the transfer when an iterator is dropped: the consumer left its loop.

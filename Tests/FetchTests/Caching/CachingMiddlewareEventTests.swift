@@ -229,7 +229,7 @@ import Testing
 
         #expect(
             events.values.map(\.name.description) == [
-                "started", "cacheBypassed", "attemptStarted", "attemptFinished", "finished",
+                "started", "cacheBypassed", "attemptStarted", "attemptFinished", "finished", "streamEnded",
             ])
         #expect(events.values[1].reason == "a streamed call: its body goes to the caller")
     }

@@ -26,7 +26,8 @@ import Testing
         }
 
         #expect(received == ["one", "two"])
-        let connection = ["started", "attemptStarted", "attemptFinished", "finished"]
+        // Each connection ends its body (streamEnded) before the stream waits to reconnect.
+        let connection = ["started", "attemptStarted", "attemptFinished", "finished", "streamEnded"]
         #expect(
             events.values.map(\.name.description)
                 == connection + ["reconnecting"] + connection + ["reconnecting"] + connection)
@@ -94,7 +95,8 @@ import Testing
 
         #expect(received == ["one", "two", "after 2"])
         let names = events.values.map(\.name.description)
-        let connection = ["started", "attemptStarted", "attemptFinished", "finished"]
+        // Each connection ends its body (streamEnded) before the stream waits to reconnect.
+        let connection = ["started", "attemptStarted", "attemptFinished", "finished", "streamEnded"]
         #expect(names == connection + ["reconnecting"] + connection + ["reconnecting"] + connection)
         let reconnections = events.values.filter { $0.name == .reconnecting }
         try #require(reconnections.count == 2)

@@ -123,8 +123,8 @@ import Testing
         let stream = try await performer.stream(request)
         #expect(try await Self.body(of: stream) == ["a"])
         #expect(try mock.requests.first?.makeURLRequest().value(forHTTPHeaderField: "X-Client") == "fetch")
-        // started, the attempt's start and finish, finished.
-        #expect(events.withLock { $0.count } == 4)
+        // started, the attempt's start and finish, finished, and the body's end.
+        #expect(events.withLock { $0.count } == 5)
         #expect(stream.response.originalRequest.url == request.url)
     }
 

@@ -38,8 +38,12 @@ import Testing
         #expect(resumed.map(\.offset) == [2 << 20, 4 << 20])
         #expect(resumed.allSatisfy { $0.request.url == url })
         let names = events.values.map(\.name.description)
-        let attempt = ["started", "attemptStarted", "attemptFinished", "finished"]
+        // Each attempt's body ends (streamEnded: the drop) before the next attempt resumes.
+        let attempt = ["started", "attemptStarted", "attemptFinished", "finished", "streamEnded"]
         #expect(names == attempt + ["transferResumed"] + attempt + ["transferResumed"] + attempt)
+        let ends = events.values.filter { $0.name == .streamEnded }
+        #expect(ends.map { $0.error != nil } == [true, true, false], "two bodies dropped, the last one whole")
+        #expect(ends.map(\.bytes) == [2 << 20, 2 << 20, 2 << 20])
         // One set of observers across the download's calls: the attempts count on.
         #expect(events.values.filter { $0.name == .attemptStarted }.map(\.attempt) == [1, 2, 3])
         #expect(try await server.stats(id).requests.map(\.range) == [nil, "bytes=2097152-", "bytes=4194304-"])
@@ -61,7 +65,7 @@ import Testing
         #expect(response.status == 206)
         #expect(
             events.values.map(\.name.description) == [
-                "transferResumed", "started", "attemptStarted", "attemptFinished", "finished",
+                "transferResumed", "started", "attemptStarted", "attemptFinished", "finished", "streamEnded",
             ])
         #expect(events.values.first?.offset == 1 << 20)
     }
@@ -73,6 +77,9 @@ import Testing
             TestRequest(url), to: directory.url.appending(path: "whole.bin"), resumption: Self.resumption(attempts: 3)
         ).value
 
-        #expect(events.values.map(\.name.description) == ["started", "attemptStarted", "attemptFinished", "finished"])
+        #expect(
+            events.values.map(\.name.description) == [
+                "started", "attemptStarted", "attemptFinished", "finished", "streamEnded",
+            ])
     }
 }

@@ -51,6 +51,11 @@ public struct FetchEvent: Sendable {
         /// An attempt ended: its ``status``, ``bytes`` and ``metrics``, or the ``error`` that left it without an
         /// answer; ``duration`` after it started.
         public static let attemptFinished = Name("attemptFinished")
+        /// The body of a stream (or of a download's attempt) ended for its reader, after the call's `finished`:
+        /// read to its end, or ended by ``error`` (a failure, or ``FetchError/cancelled(request:)`` when the reader
+        /// stopped). ``bytes`` is what the reader got; ``metrics`` and ``duration`` are the attempt's to its last
+        /// byte, when the transport finished it.
+        public static let streamEnded = Name("streamEnded")
         /// The transport followed a ``redirect``.
         public static let redirected = Name("redirected")
         /// The transport did not follow a ``redirect``, because of ``reason``: the redirect is the answer.
@@ -303,6 +308,21 @@ extension FetchEvent {
         event.attempt = attempt
         event.duration = duration
         event.error = error
+        return event
+    }
+
+    /// The streamed body of attempt number `attempt` of `request`, whose head had `status`, ended for its reader as
+    /// `ending` says.
+    package static func streamEnded(
+        _ request: any Request, attempt: Int?, status: Int, ending: ResponseStream.Ending
+    ) -> FetchEvent {
+        var event = FetchEvent(.streamEnded, request)
+        event.attempt = attempt
+        event.status = status
+        event.bytes = ending.bytesRead
+        event.duration = ending.metrics?.duration
+        event.metrics = ending.metrics
+        event.error = ending.error
         return event
     }
 

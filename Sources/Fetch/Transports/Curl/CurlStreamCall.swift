@@ -90,7 +90,7 @@
             case fail(any Error, cancelling: (any CancellableCall)?)
             case open(ResponseStream)
             case receive(Data, ChunkBuffer)
-            case finish(ChunkBuffer, (any Error)?)
+            case finish(ChunkBuffer, (any Error)?, AttemptMetrics?)
         }
 
         /// Handles an event of hop `number`, on the transport's thread.
@@ -104,13 +104,13 @@
                     return opening(head, sent: urlRequest, state: &state)
                 case (.data(let data), .streaming(let buffer)):
                     return .receive(data, buffer)
-                case (.finished, .streaming(let buffer)):
+                case (.finished(let metrics), .streaming(let buffer)):
                     state.phase = .ended
-                    return .finish(buffer, nil)
+                    return .finish(buffer, nil, state.followed.measure(metrics))
                 case (.failed(let error), .streaming(let buffer)):
                     state.phase = .ended
                     return .finish(
-                        buffer, CurlTransport.naming(error, request, timeout: idleTimeout(of: urlRequest)))
+                        buffer, CurlTransport.naming(error, request, timeout: idleTimeout(of: urlRequest)), nil)
                 case (.failed(let error), .waitingForHead):
                     state.phase = .ended
                     let named = CurlTransport.naming(error, request, timeout: idleTimeout(of: urlRequest))
@@ -135,8 +135,8 @@
                 completion(.success(stream))
             case .receive(let data, let buffer):
                 buffer.receive(data)
-            case .finish(let buffer, let error):
-                buffer.finish(throwing: error)
+            case .finish(let buffer, let error, let metrics):
+                buffer.finish(throwing: error, metrics: metrics)
             }
         }
 

@@ -420,7 +420,7 @@
                 if !isHeadDelivered {
                     receive(.response(head))
                 }
-                receive(.finished)
+                receive(.finished(head.metrics))
             case (.stream(let receive), .failure(let error)):
                 receive(.failed(error))
             }

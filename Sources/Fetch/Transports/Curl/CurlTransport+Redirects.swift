@@ -81,13 +81,17 @@
 
         /// `head`, the last of the attempt, with metrics that cover every hop.
         func measure(_ head: CurlHead) -> CurlHead {
-            guard let start, var measured = head.metrics else {
-                return head
-            }
-            measured = measured.following(hops, since: start)
             var head = head
-            head.metrics = measured
+            head.metrics = measure(head.metrics)
             return head
+        }
+
+        /// `metrics`, the last hop's, made to cover every hop.
+        func measure(_ metrics: AttemptMetrics?) -> AttemptMetrics? {
+            guard let start, let metrics else {
+                return metrics
+            }
+            return metrics.following(hops, since: start)
         }
     }
 

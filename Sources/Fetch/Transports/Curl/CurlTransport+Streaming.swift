@@ -13,8 +13,8 @@
             case response(CurlHead)
             /// The next piece of the body, decoded when the request asked for a compressed encoding.
             case data(Data)
-            /// The body is complete.
-            case finished
+            /// The body is complete: what libcurl measured of the whole exchange, when it measured it.
+            case finished(AttemptMetrics?)
             /// The exchange ended with this error; as for ``CurlTransport/send(_:timeout:completion:)``.
             case failed(any Error)
         }

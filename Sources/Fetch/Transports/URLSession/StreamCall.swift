@@ -145,7 +145,7 @@ final class StreamCall: CancellableCall, Sendable {
         enum Outcome {
             case none
             case fail(Completion, any Error)
-            case finish(ChunkBuffer)
+            case finish(ChunkBuffer, AttemptMetrics?)
         }
         let outcome = state.withLock { state -> Outcome in
             let phase = state.phase
@@ -156,8 +156,12 @@ final class StreamCall: CancellableCall, Sendable {
                     state.redirects.refusal ?? error.map { Exchange.transportError($0, for: request) }
                     ?? FetchError.notHTTPResponse(request: request)
                 return .fail(completion, failure)
+            case .streaming(let buffer) where error == nil:
+                var metrics = state.measured.metrics(isComplete: true)
+                metrics.responseBodyDecodedBytes = buffer.receivedBytes
+                return .finish(buffer, metrics)
             case .streaming(let buffer):
-                return .finish(buffer)
+                return .finish(buffer, nil)
             case .created, .cancelledEarly, .ended:
                 return .none
             }
@@ -167,8 +171,8 @@ final class StreamCall: CancellableCall, Sendable {
             break
         case .fail(let completion, let failure):
             completion(.failure(failure))
-        case .finish(let buffer):
-            buffer.finish(throwing: error.map { Exchange.transportError($0, for: request) })
+        case .finish(let buffer, let metrics):
+            buffer.finish(throwing: error.map { Exchange.transportError($0, for: request) }, metrics: metrics)
         }
     }
 
