@@ -8,6 +8,10 @@
     /// One thread loops on `curl_multi_poll`; other threads hand it URLs through a locked list and
     /// `curl_multi_wakeup`. Each body is collected by the write callback, decoded with `JSONDecoder` on the loop's
     /// thread, and the result handed to the callback queue: the least a program that uses libcurl for JSON does.
+    ///
+    /// With `parsingOffTheLoop`, each body is decoded on a concurrent dispatch queue instead, then handed to the
+    /// callback queue: the design a library has that runs no parse (a user's `Decodable` included) on the thread
+    /// every transfer shares, which is `Session`'s. The two loops side by side show what that hop costs by itself.
     final class BareCurlLoop: @unchecked Sendable {
         // @unchecked Sendable: `pending` is behind its own lock (`Locked`); `multi` is set once in `init`; everything
         // else belongs to the loop's thread.
@@ -29,11 +33,12 @@
         private let pending = Locked(Pending())
         private let multi: OpaquePointer
         private let queue: OperationQueue
+        private let parsing: DispatchQueue?
         private var inFlight: [OpaquePointer: Exchange] = [:]
         private var idle: [OpaquePointer] = []
 
         /// Loads libcurl and starts the loop's thread, which runs as long as the process.
-        init(queue: OperationQueue) throws {
+        init(queue: OperationQueue, parsingOffTheLoop: Bool = false) throws {
             var message = [CChar](repeating: 0, count: 512)
             let status = message.withUnsafeMutableBufferPointer {
                 cfcurl_load("libcurl.so.4", $0.baseAddress, $0.count)
@@ -44,6 +49,8 @@
             _ = cfcurl_multi_setopt_long(multi, Int32(CFCURLMOPT_MAX_HOST_CONNECTIONS), 8)
             self.multi = multi
             self.queue = queue
+            self.parsing =
+                parsingOffTheLoop ? DispatchQueue(label: "fetch-bench.bare-curl.parsing", attributes: .concurrent) : nil
             let thread = Thread { [self] in run() }
             thread.name = "fetch-bench.bare-curl"
             thread.start()
@@ -87,14 +94,21 @@
                         _ = cfcurl_easy_getinfo_long(easy, Int32(CFCURLINFO_RESPONSE_CODE), &status)
                         _ = cfcurl_multi_remove_handle(multi, easy)
                         idle.append(easy)
-                        let result: Result<[Item], any Error>
-                        if code != 0 || status != 200 {
-                            result = .failure(URLError(.badServerResponse))
-                        } else {
-                            result = Result { try decoder.decode([Item].self, from: exchange.body) }
-                        }
                         let completion = exchange.completion
-                        queue.addOperation { completion(result) }
+                        guard code == 0, status == 200 else {
+                            queue.addOperation { completion(.failure(URLError(.badServerResponse))) }
+                            continue
+                        }
+                        let body = exchange.body
+                        if let parsing {
+                            parsing.async { [queue] in
+                                let result = Result { try decoder.decode([Item].self, from: body) }
+                                queue.addOperation { completion(result) }
+                            }
+                        } else {
+                            let result = Result { try decoder.decode([Item].self, from: body) }
+                            queue.addOperation { completion(result) }
+                        }
                     }
                 }
                 _ = cfcurl_multi_poll(multi, 1_000)

@@ -19,11 +19,13 @@
             let contenders = Contenders(configuration: serverConfiguration())
             let curlSession: Session
             let bare: BareCurlLoop
+            let bareParsingOff: BareCurlLoop
             do {
                 curlSession = try Session(
                     transport: CurlTransport(options: CurlTransport.Options(maximumConnectionsPerHost: 8)),
                     callbackQueue: contenders.queue)
                 bare = try BareCurlLoop(queue: contenders.queue)
+                bareParsingOff = try BareCurlLoop(queue: contenders.queue, parsingOffTheLoop: true)
             } catch {
                 table.value("Many calls at once", "libcurl unavailable: \(error)")
                 return
@@ -34,9 +36,10 @@
             let urlSession: Side = { contenders.session.perform(request, completion: $0) }
             let handWritten: Side = { contenders.handWritten(url, completion: $0) }
             let bareSide: Side = { bare.get(url, completion: $0) }
+            let bareParsingOffSide: Side = { bareParsingOff.get(url, completion: $0) }
             let name = server.name
             // Warm-up: every side's connections open.
-            for side in [curl, urlSession, handWritten, bareSide] {
+            for side in [curl, urlSession, handWritten, bareSide, bareParsingOffSide] {
                 _ = WaveStatistics.measure(waves: 2, concurrency: 64, side, side)
             }
             for concurrency in [1, 8, 64, 256] {
@@ -49,6 +52,20 @@
                 table.waves(
                     "Session(.curl) vs bare libcurl multi loop + JSONDecoder, \(concurrency) at a time, \(name)",
                     curlRound, target: .atLeast(0.9))
+                // The controls that split that ratio: the loop's own parse moved off its thread (Session's design),
+                // against the loop as it is; and Session against that loop.
+                let hopRound = (0..<rounds).map { _ in
+                    WaveStatistics.measure(waves: waves, concurrency: concurrency, bareParsingOffSide, bareSide)
+                }
+                table.waves(
+                    "  control: bare loop parsing off its thread vs as it is, \(concurrency) at a time", hopRound,
+                    target: nil)
+                let designRound = (0..<rounds).map { _ in
+                    WaveStatistics.measure(waves: waves, concurrency: concurrency, curl, bareParsingOffSide)
+                }
+                table.waves(
+                    "  Session(.curl) vs bare loop parsing off its thread, \(concurrency) at a time", designRound,
+                    target: nil)
                 let urlSessionRound = (0..<rounds).map { _ in
                     WaveStatistics.measure(waves: waves, concurrency: concurrency, urlSession, bareSide)
                 }
