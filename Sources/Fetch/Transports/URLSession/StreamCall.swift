@@ -26,6 +26,9 @@ final class StreamCall: CancellableCall, Sendable {
         var redirects: RedirectTracker
         /// What Fetch measures of the attempt itself, which the head carries.
         var measured = MeasuredAttempt()
+        /// What the platform collected of the task (`URLSessionTaskMetrics`, Apple platforms only), which arrives
+        /// before it completes: the body's end carries it.
+        var collected: AttemptMetrics?
     }
 
     private let task: URLSessionTask
@@ -157,8 +160,14 @@ final class StreamCall: CancellableCall, Sendable {
                     ?? FetchError.notHTTPResponse(request: request)
                 return .fail(completion, failure)
             case .streaming(let buffer) where error == nil:
-                var metrics = state.measured.metrics(isComplete: true)
-                metrics.responseBodyDecodedBytes = buffer.receivedBytes
+                var metrics: AttemptMetrics
+                if let collected = state.collected {
+                    metrics = collected
+                    metrics.redirects = state.measured.redirects
+                } else {
+                    metrics = state.measured.metrics(isComplete: true)
+                    metrics.responseBodyDecodedBytes = buffer.receivedBytes
+                }
                 return .finish(buffer, metrics)
             case .streaming(let buffer):
                 return .finish(buffer, nil)
@@ -174,6 +183,11 @@ final class StreamCall: CancellableCall, Sendable {
         case .finish(let buffer, let metrics):
             buffer.finish(throwing: error.map { Exchange.transportError($0, for: request) }, metrics: metrics)
         }
+    }
+
+    /// Keeps what the platform collected of the task, for the end of its body.
+    func collect(_ metrics: AttemptMetrics) {
+        state.withLock { $0.collected = metrics }
     }
 
     /// The request to follow a redirect with under `policy`, or `nil` to stop there.

@@ -156,6 +156,16 @@ package final class StreamingEngine: NSObject, Sendable {
             call.complete(error: error)
         }
 
+        #if !canImport(FoundationNetworking) || FETCH_APPLE_BRANCHES
+            /// Keeps what the platform measured of the task, which arrives before it completes (Apple platforms;
+            /// swift-corelibs-foundation never calls it).
+            func urlSession(
+                _ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics
+            ) {
+                current?.call(for: task)?.collect(AttemptMetrics(collected: metrics))
+            }
+        #endif
+
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
