@@ -53,9 +53,9 @@
         }
 
         /// The seconds between the end of the phase before (`from`) and the end of this one (`to`), both in
-        /// microseconds from the start; `nil` when either is unknown or this one ends first.
+        /// microseconds from the start; `nil` when either is unknown or negative, or this one ends first.
         static func phase(from: Int64?, to: Int64?) -> TimeInterval? {
-            guard let from, let to, to >= from else {
+            guard let from, let to, from >= 0, to >= from else {
                 return nil
             }
             return AttemptMetrics.seconds(microseconds: to - from)
