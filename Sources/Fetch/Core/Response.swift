@@ -19,20 +19,34 @@ import Foundation
 /// ``init(status:headers:data:originalRequest:url:)`` has not. A stream or WebSocket call answered with a made one
 /// after the transport delivered its own fails with ``FetchError/invalidRequest(_:)``, and what it dropped is closed.
 public struct Response: Sendable {
+    /// The fields, in one box: a response is copied at every step of the pipeline and matched in every `Result`, so a
+    /// copy costs one retain, and the value is loadable (a struct holding `any Request` directly is copied out of an
+    /// enum before each `case let`).
+    private var storage: Storage
+
     /// The HTTP status code, for example `200`.
-    public var status: Int
+    public var status: Int {
+        get { storage.status }
+        set { own().status = newValue }
+    }
 
     /// The body, or `nil` when there was none.
-    public var data: Data?
+    public var data: Data? {
+        get { storage.data }
+        set { own().data = newValue }
+    }
 
     /// The request this response answers.
-    public let originalRequest: any Request
+    public var originalRequest: any Request { storage.originalRequest }
 
     /// The URL that answered: the request's URL, or the last one after redirects. `nil` when unknown.
-    public let url: URL?
+    public var url: URL? { storage.url }
 
     /// The header fields, in the order they arrived: `response.headers["content-type"]`.
-    public var headers: HeaderFields
+    public var headers: HeaderFields {
+        get { storage.headers }
+        set { own().headers = newValue }
+    }
 
     /// What the attempt that brought this response measured on the network: its phases, bytes, HTTP version,
     /// connection and redirects. `nil` for a response no transport fetched: one a cache kept, a middleware made or a
@@ -42,19 +56,22 @@ public struct Response: Sendable {
         set { measured = newValue.map(Measured.init) }
     }
 
-    /// The metrics, boxed: a response is copied at every step of the pipeline, and the metrics are most of its size.
-    package var measured: Measured?
+    /// The metrics, boxed apart: events share them with the response they came from.
+    package var measured: Measured? {
+        get { storage.measured }
+        set { own().measured = newValue }
+    }
 
     /// Values already parsed from this response, by type: a cache keeps them with a stored response so that a
     /// fresh hit is not parsed again.
-    package let parsedValues: ParsedValues?
+    package var parsedValues: ParsedValues? { storage.parsedValues }
 
     /// The body still arriving, when this is the head of a streamed response going through the middlewares.
-    package let streamedBody: StreamedBody?
+    package var streamedBody: StreamedBody? { storage.streamedBody }
 
     /// The open connection, when this is the `101 Switching Protocols` head of a WebSocket going through the
     /// middlewares.
-    package let webSocketChannel: (any WebSocketChannel)?
+    package var webSocketChannel: (any WebSocketChannel)? { storage.webSocketChannel }
 
     /// Creates a response.
     ///
@@ -95,8 +112,7 @@ public struct Response: Sendable {
         let head = stream.response
         self.init(
             status: head.status, fields: head.headers, data: nil, originalRequest: head.originalRequest, url: head.url,
-            parsedValues: nil, streamedBody: StreamedBody(stream))
-        measured = head.measured
+            parsedValues: nil, streamedBody: StreamedBody(stream), measured: head.measured)
     }
 
     /// The `101 Switching Protocols` head of a WebSocket, carrying its open connection through the middlewares to
@@ -112,17 +128,60 @@ public struct Response: Sendable {
 
     private init(
         status: Int, fields: HeaderFields, data: Data?, originalRequest: any Request, url: URL?,
-        parsedValues: ParsedValues?, streamedBody: StreamedBody?, webSocketChannel: (any WebSocketChannel)? = nil
+        parsedValues: ParsedValues?, streamedBody: StreamedBody?, webSocketChannel: (any WebSocketChannel)? = nil,
+        measured: Measured? = nil
     ) {
-        self.status = status
-        self.headers = fields
-        self.data = data
-        self.originalRequest = originalRequest
-        self.url = url
-        self.parsedValues = parsedValues
-        self.streamedBody = streamedBody
-        self.webSocketChannel = webSocketChannel
-        self.measured = nil
+        storage = Storage(
+            status: status, data: data, originalRequest: originalRequest, url: url, headers: fields,
+            measured: measured, parsedValues: parsedValues, streamedBody: streamedBody,
+            webSocketChannel: webSocketChannel)
+    }
+
+    /// The storage, this response's own before a write: copied first when another response shares it.
+    private mutating func own() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage(copying: storage)
+        }
+        return storage
+    }
+
+    /// The fields of a response.
+    ///
+    /// `@unchecked Sendable`: the `var`s are written only through a response that holds the only reference, after
+    /// ``own()`` copied a shared box, so a box other threads can see is never written.
+    private final class Storage: @unchecked Sendable {
+        var status: Int
+        var data: Data?
+        let originalRequest: any Request
+        let url: URL?
+        var headers: HeaderFields
+        var measured: Measured?
+        let parsedValues: ParsedValues?
+        let streamedBody: StreamedBody?
+        let webSocketChannel: (any WebSocketChannel)?
+
+        init(
+            status: Int, data: Data?, originalRequest: any Request, url: URL?, headers: HeaderFields,
+            measured: Measured?, parsedValues: ParsedValues?, streamedBody: StreamedBody?,
+            webSocketChannel: (any WebSocketChannel)?
+        ) {
+            self.status = status
+            self.data = data
+            self.originalRequest = originalRequest
+            self.url = url
+            self.headers = headers
+            self.measured = measured
+            self.parsedValues = parsedValues
+            self.streamedBody = streamedBody
+            self.webSocketChannel = webSocketChannel
+        }
+
+        convenience init(copying other: Storage) {
+            self.init(
+                status: other.status, data: other.data, originalRequest: other.originalRequest, url: other.url,
+                headers: other.headers, measured: other.measured, parsedValues: other.parsedValues,
+                streamedBody: other.streamedBody, webSocketChannel: other.webSocketChannel)
+        }
     }
 
     /// Whether ``status`` is in the 2xx success range.
@@ -131,32 +190,25 @@ public struct Response: Sendable {
     /// The same response, answering `request`: wrapping performers hand their callers responses to the request the
     /// caller made, not to the copies they sent. The header fields are shared, not copied.
     package func answering(_ request: any Request) -> Response {
-        var answer = Response(
+        Response(
             status: status, fields: headers, data: data, originalRequest: request, url: url, parsedValues: parsedValues,
-            streamedBody: streamedBody, webSocketChannel: webSocketChannel)
-        answer.measured = measured
-        return answer
+            streamedBody: streamedBody, webSocketChannel: webSocketChannel, measured: measured)
     }
 
     /// The same response, keeping the values parsed from it in `values`.
     package func keepingParsedValues(in values: ParsedValues) -> Response {
-        var kept = Response(
+        Response(
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
-            parsedValues: values,
-            streamedBody: streamedBody, webSocketChannel: webSocketChannel)
-        kept.measured = measured
-        return kept
+            parsedValues: values, streamedBody: streamedBody, webSocketChannel: webSocketChannel, measured: measured)
     }
 
     /// This response parsed as `T`: the value parsed before for the same type when a cache keeps them (a kept
     /// response has status 200, so the error parser plays no part in a successful parse).
     /// The same response with `data` as its body, no longer streamed: an error body read from a stream.
     package func withBody(_ data: Data?) -> Response {
-        var read = Response(
+        Response(
             status: status, fields: headers, data: data, originalRequest: originalRequest, url: url,
-            parsedValues: parsedValues, streamedBody: nil)
-        read.measured = measured
-        return read
+            parsedValues: parsedValues, streamedBody: nil, measured: measured)
     }
 
     package func parsed<T: Parsable>(as type: T.Type, errorParser: (any ErrorParsing)?) -> Result<T, any Error> {
