@@ -336,10 +336,15 @@ package final class EventObservers: @unchecked Sendable {
     ///
     /// `consuming`, as every event path here is: an event is a large value, and each copy retains its every field.
     package func report(_ event: consuming FetchEvent, trace attemptTrace: TraceContext? = nil) {
-        let (handlers, callTrace) = state.withLock { ($0.handlers, $0.trace) }
         var event = event
-        if event.trace == nil, let trace = attemptTrace ?? callTrace {
-            event.trace = trace
+        if event.trace == nil, let attemptTrace {
+            event.trace = attemptTrace
+        }
+        let handlers = state.withLock { state in
+            if event.trace == nil, let trace = state.trace {
+                event.trace = trace
+            }
+            return state.handlers
         }
         handlers.call(with: event)
     }

@@ -410,25 +410,12 @@ extension Pipeline {
             guard index < middlewares.count else {
                 // A traced call sends each attempt with a span of its own, whichever middleware made the attempt. Only
                 // a middleware traces, so a bare session's call does not look.
-                let attemptTrace = middlewares.isEmpty ? nil : context.observers.trace?.newSpan()
-                let request = attemptTrace.map { TraceContextMiddleware.stamping(request, with: $0) } ?? request
-                let completion = reportingAttempt(
-                    of: request, trace: attemptTrace, context: context, completion: completion)
-                if let messageLimit = context.webSocketMessageLimit {
-                    openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
-                } else if let maximumBufferSize = context.streamBufferLimit {
-                    let completion = streamsHandOn ? Self.handingOn(completion) : completion
-                    context.track(
-                        transport.stream(request, maximumBufferSize: maximumBufferSize) { answer in
-                            let answer = answer.map(Response.init(streaming:))
-                            if case .success(let response) = answer {
-                                context.noteDelivered(response)
-                            }
-                            completion(answer)
-                        })
+                if !middlewares.isEmpty, let attemptTrace = context.observers.trace?.newSpan() {
+                    send(
+                        TraceContextMiddleware.stamping(request, with: attemptTrace), trace: attemptTrace,
+                        context: context, completion: completion)
                 } else {
-                    let completion = sendsHandOn ? Self.handingOn(completion) : completion
-                    context.track(transport.send(request, completion: completion))
+                    send(request, trace: nil, context: context, completion: completion)
                 }
                 return
             }
@@ -438,6 +425,32 @@ extension Pipeline {
                 next: Next(stack: self, index: index + 1, context: context),
                 completion: completion
             )
+        }
+
+        /// Hands `request`, an attempt of `context`'s call carrying `trace`, to the transport.
+        private func send(
+            _ request: any Request,
+            trace: TraceContext?,
+            context: CallContext,
+            completion: @escaping @Sendable (Result<Response, any Error>) -> Void
+        ) {
+            let completion = reportingAttempt(of: request, trace: trace, context: context, completion: completion)
+            if let messageLimit = context.webSocketMessageLimit {
+                openWebSocket(request, maximumMessageSize: messageLimit, context: context, completion: completion)
+            } else if let maximumBufferSize = context.streamBufferLimit {
+                let completion = streamsHandOn ? Self.handingOn(completion) : completion
+                context.track(
+                    transport.stream(request, maximumBufferSize: maximumBufferSize) { answer in
+                        let answer = answer.map(Response.init(streaming:))
+                        if case .success(let response) = answer {
+                            context.noteDelivered(response)
+                        }
+                        completion(answer)
+                    })
+            } else {
+                let completion = sendsHandOn ? Self.handingOn(completion) : completion
+                context.track(transport.send(request, completion: completion))
+            }
         }
 
         /// `completion`, reporting the attempt that reaches the transport now to the call's observers: started
@@ -458,25 +471,29 @@ extension Pipeline {
             let policy = redirectPolicy
             return { answer in
                 let duration = stopwatch.seconds
-                // One look at the answer: each `case let` of a `Result` copies the response it holds.
-                let finished: FetchEvent
-                let refused: (AttemptMetrics.Redirect, String)?
                 switch answer {
                 case .success(let response):
-                    for hop in response.measured?.metrics.redirects ?? [] {
-                        observers.report(FetchEvent.redirect(.redirected, request, hop), trace: trace)
+                    if let redirects = response.measured?.metrics.redirects {
+                        for hop in redirects {
+                            observers.report(FetchEvent.redirect(.redirected, request, hop), trace: trace)
+                        }
                     }
-                    refused = Self.refusedRedirect(answering: request, with: response, policy: policy)
-                    finished = .attemptFinished(request, attempt: attempt, response: response, duration: duration)
-                case .failure(let error):
-                    refused = Self.refusedRedirect(failing: error)
-                    finished = .attemptFinished(request, attempt: attempt, error: error, duration: duration)
-                }
-                if let (redirect, reason) = refused {
+                    if let (redirect, reason) = Self.refusedRedirect(answering: request, with: response, policy: policy)
+                    {
+                        observers.report(
+                            FetchEvent.redirect(.redirectRefused, request, redirect, reason: reason), trace: trace)
+                    }
                     observers.report(
-                        FetchEvent.redirect(.redirectRefused, request, redirect, reason: reason), trace: trace)
+                        .attemptFinished(request, attempt: attempt, response: response, duration: duration),
+                        trace: trace)
+                case .failure(let error):
+                    if let (redirect, reason) = Self.refusedRedirect(failing: error) {
+                        observers.report(
+                            FetchEvent.redirect(.redirectRefused, request, redirect, reason: reason), trace: trace)
+                    }
+                    observers.report(
+                        .attemptFinished(request, attempt: attempt, error: error, duration: duration), trace: trace)
                 }
-                observers.report(finished, trace: trace)
                 completion(answer)
             }
         }
