@@ -39,7 +39,7 @@ public struct TraceContext: Sendable, Hashable {
     /// - Parameter isSampled: Whether services downstream should record the trace. The default is `true`: a
     ///   service that samples as its parent did then records the calls this trace starts.
     public init(isSampled: Bool = true) {
-        var random = SystemRandomNumberGenerator()
+        var random = SystemRandomWords(prefetching: 3)
         self.init(
             checkedTraceID: Self.randomID(hexDigits: 32, using: &random),
             spanID: Self.randomID(hexDigits: 16, using: &random), isSampled: isSampled, state: nil)
@@ -107,7 +107,7 @@ extension TraceContext {
     static let maximumStateInput = 32 * 1024
 
     /// `count` random lowercase hexadecimal digits (16 or 32), not all zero.
-    private static func randomID(hexDigits count: Int, using random: inout SystemRandomNumberGenerator) -> String {
+    private static func randomID(hexDigits count: Int, using random: inout some RandomNumberGenerator) -> String {
         var high: UInt64 = 0
         var low: UInt64 = 0
         while high | low == 0 {

@@ -12,7 +12,7 @@ package enum WebSocketHandshake {
 
     /// A fresh `Sec-WebSocket-Key`: the Base64 of 16 random bytes (RFC 6455 §4.1).
     package static func makeKey() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SystemRandomWords(prefetching: 2)
         let bytes = (0..<2).flatMap { _ in
             let word: UInt64 = generator.next()
             return (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }
