@@ -56,6 +56,28 @@ import Testing
             Set(received.map { $0[0] }) == ["X-Request-ID", "x-trace-ID-lower", "X-API-Key"], "\(received)")
     }
 
+    /// Most requests declare no fields: every field a middleware adds is new, repeated names and names that differ
+    /// only in case included.
+    @Test(arguments: SessionFace.allCases)
+    func fieldsAddedToARequestThatDeclaredNoneReachTheServer(face: SessionFace) async throws {
+        let server = try TestServer.running()
+        let (session, finish) = try face.makeSession()
+        defer { finish() }
+        let stack = session.with(
+            .adapt { request in
+                request.headers.append("X-A", "1")
+                request.headers.append("X-B", "2")
+                request.headers.append("x-a", "3")
+            })
+        let received: [[String]] = try await stack.perform(TestRequest(server.url("/headers/received")))
+        if face.isURLSession {
+            let byName = Dictionary(received.map { ($0[0].lowercased(), $0[1]) }, uniquingKeysWith: { $0 + "|" + $1 })
+            #expect(byName == ["x-a": "1, 3", "x-b": "2"], "\(received)")
+        } else {
+            #expect(received == [["X-A", "1"], ["X-B", "2"], ["x-a", "3"]])
+        }
+    }
+
     @Test(arguments: SessionFace.allCases)
     func repeatedFieldsSurviveARedirectAndAStream(face: SessionFace) async throws {
         let server = try TestServer.running()

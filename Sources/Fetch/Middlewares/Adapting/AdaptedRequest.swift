@@ -128,6 +128,13 @@ public struct AdaptedRequest: Request {
         func isListed(_ name: String) -> Bool {
             changed.contains { HeaderName.equal($0, name) }
         }
+        if declared.isEmpty {
+            // A request that declared no fields, as most do, before a middleware added some: each name is new.
+            for (name, _) in headers where !isListed(name) {
+                changed.append(name)
+            }
+            return changed
+        }
         for (name, _) in headers where !isListed(name) && headers.values(for: name) != declared.values(for: name) {
             changed.append(name)
         }

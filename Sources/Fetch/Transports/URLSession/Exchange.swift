@@ -79,9 +79,13 @@ package enum Exchange {
                 fields.append((wire.key, wire.value))
             }
         }
-        let extras = sent.filter { field in !combined.contains { HeaderName.equal($0.name, field.key) } }
-        for (name, value) in extras.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-            fields.append((name, value))
+        // Into an array, not a filtered dictionary: there are usually none, and an empty array allocates nothing.
+        var extras: [(name: String, value: String)] = []
+        for (name, value) in sent where !combined.contains(where: { HeaderName.equal($0.name, name) }) {
+            extras.append((name, value))
+        }
+        if !extras.isEmpty {
+            fields += extras.sorted { $0.name.lowercased() < $1.name.lowercased() }
         }
         return fields
     }
