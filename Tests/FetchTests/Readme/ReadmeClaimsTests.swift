@@ -239,7 +239,8 @@ import Testing
     @Test func ciRunsWhatCONTRIBUTINGLists() throws {
         let ci = try Self.text(".ci/run")
         for step in [
-            "swift build 2>&1", "if ! bounded 900 swift test 2>&1", "swift test, second run", "grep -nE \"(^|: )warning: \"",
+            "swift build 2>&1", "if ! bounded 900 swift test 2>&1", "swift test, second run",
+            "grep -nE \"(^|: )warning: \"",
             "swift format lint --strict -r Package.swift Sources Tests", "swift test --enable-code-coverage",
             "\"$llvm_cov\" report", "exit !(total < 90)", "Scripts/docs", "swift test --sanitize=thread",
             "halt_on_error=1", "FETCH_HEAVY_TESTS=1 swift test --filter", "Fuzz/run -t 30", "swift run fetch-example",
