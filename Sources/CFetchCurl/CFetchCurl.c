@@ -142,8 +142,13 @@ cfcurl_version_info cfcurl_version(void) {
     return info;
 }
 
-const char *cfcurl_easy_strerror(int code) { return curl.easy_strerror(code); }
-const char *cfcurl_multi_strerror(int code) { return curl.multi_strerror(code); }
+// Callable before any transport loaded libcurl (a test words an error code with no transfer behind it).
+const char *cfcurl_easy_strerror(int code) {
+    return curl.easy_strerror ? curl.easy_strerror(code) : "libcurl is not loaded, so it cannot name this code";
+}
+const char *cfcurl_multi_strerror(int code) {
+    return curl.multi_strerror ? curl.multi_strerror(code) : "libcurl is not loaded, so it cannot name this code";
+}
 
 cfcurl_easy *cfcurl_easy_init(void) { return (cfcurl_easy *)curl.easy_init(); }
 void cfcurl_easy_cleanup(cfcurl_easy *easy) { curl.easy_cleanup(easy); }
