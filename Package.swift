@@ -30,10 +30,14 @@ let package = Package(
         // The C boundary of the libcurl transport (Linux): loads libcurl at run time, wraps its variadic functions.
         .target(name: "CFetchCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "FetchTesting", dependencies: ["Fetch"]),
+        // Starts the child processes of the tests and of fetch-bench one at a time: on Linux a child started while
+        // another's pipes are being made inherits them (Tests/SpawnSupport/Spawn.swift). Not a product.
+        .target(name: "SpawnSupport", path: "Tests/SpawnSupport"),
         .executableTarget(
             name: "FetchBench",
             dependencies: [
-                "Fetch", "FetchTesting", .target(name: "CFetchCurl", condition: .when(platforms: [.linux])),
+                "Fetch", "FetchTesting", "SpawnSupport",
+                .target(name: "CFetchCurl", condition: .when(platforms: [.linux])),
             ],
             path: "Benchmarks/FetchBench",
             // The Python `websockets` reference client of the WebSocket rows, run as a child process.
@@ -41,13 +45,14 @@ let package = Package(
         ),
         // fetch-bench's own WebSocket server, wire loop and Python reference client (@testable import of the
         // executable target, as FetchExampleTests does).
-        .testTarget(name: "FetchBenchTests", dependencies: ["FetchBench"]),
+        .testTarget(name: "FetchBenchTests", dependencies: ["FetchBench", "SpawnSupport"]),
         // The properties of the fuzz targets (Fuzz/run), which FetchTests also replays on the committed seeds and
         // reproducers.
         .target(name: "FetchFuzzing", dependencies: ["Fetch"], path: "Fuzz/Properties"),
         // The loopback servers the tests start (Python, standard library only) live in Support/Server.
         .testTarget(
-            name: "FetchTests", dependencies: ["Fetch", "FetchTesting", "FetchFuzzing"], exclude: ["Support/Server"]),
+            name: "FetchTests", dependencies: ["Fetch", "FetchTesting", "FetchFuzzing", "SpawnSupport"],
+            exclude: ["Support/Server"]),
         // README-CLAIMS.md maps each claim of the README to the test that proves it. The samples of the docs are
         // compiled here as a user's code is, against the public API only: a `package` symbol fails the build.
         .testTarget(
@@ -66,7 +71,7 @@ let package = Package(
         // Its fixtures (a HAR recording of the demo backend) are read through #filePath, not bundled.
         .testTarget(
             name: "FetchExampleTests",
-            dependencies: ["FetchExample", "Fetch", "FetchTesting"],
+            dependencies: ["FetchExample", "Fetch", "FetchTesting", "SpawnSupport"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -1,6 +1,7 @@
 #if os(Linux)
     import Fetch
     import Foundation
+    import SpawnSupport
 
     #if canImport(FoundationNetworking)
         import FoundationNetworking
@@ -214,7 +215,7 @@
             let start = now()
             let cpu = cpuMicroseconds(children: true)
             do {
-                try process.run()
+                try Spawn.run(process)
             } catch {
                 print("fetch-bench: curl did not start: \(error)")
                 return Measured(value: 0, cpuPerCall: .nan)

@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import SpawnSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -139,11 +140,14 @@ enum StreamMemoryChild {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = [flag, url.absoluteString, String(bytes), String(format: "%.0f", rate)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
+        let output: Pipe
         do {
-            try process.run()
+            output = try Spawn.run(process) {
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = output
+                return output
+            }
         } catch {
             return .failure(error)
         }

@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import SpawnSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -83,8 +84,8 @@ struct FetchWebSocketSide {
 /// timed.
 final class PythonWebSocketClient {
     private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let input: Pipe
+    private let output: Pipe
     private var pending = Data()
 
     /// The script, found beside this source file (fetch-bench runs from its checkout).
@@ -96,10 +97,14 @@ final class PythonWebSocketClient {
     init(url: URL, size: Int) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script.path, url.absoluteString, String(size)]
-        process.standardInput = input
-        process.standardOutput = output
+        let process = process
         do {
-            try process.run()
+            (input, output) = try Spawn.run(process) {
+                let pipes = (Pipe(), Pipe())
+                process.standardInput = pipes.0
+                process.standardOutput = pipes.1
+                return pipes
+            }
         } catch {
             throw LoopbackServerError("python3 did not start: \(error)")
         }

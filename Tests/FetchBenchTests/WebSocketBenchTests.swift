@@ -1,4 +1,5 @@
 import Foundation
+import SpawnSupport
 import Testing
 
 @testable import FetchBench
@@ -118,7 +119,7 @@ enum PythonReference {
         process.arguments = ["python3", "-c", "import websockets"]
         process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            try Spawn.run(process)
         } catch {
             return false
         }

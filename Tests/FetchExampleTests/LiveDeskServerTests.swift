@@ -1,4 +1,5 @@
 import Foundation
+import SpawnSupport
 import Testing
 
 @testable import FetchExample
@@ -152,7 +153,7 @@ enum PythonWebsockets {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             do {
-                try process.run()
+                try Spawn.run(process)
             } catch {
                 return false
             }

@@ -1,6 +1,7 @@
 import Fetch
 import FetchTesting
 import Foundation
+import SpawnSupport
 
 /// A program the tests run, with its output collected and every wait bounded.
 final class ChildProcess: Sendable {
@@ -12,9 +13,9 @@ final class ChildProcess: Sendable {
     }
 
     private let process: Process
-    private let stdinPipe = Pipe()
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
+    private let stdinPipe: Pipe
+    private let stdoutPipe: Pipe
+    private let stderrPipe: Pipe
     private let exit = Locked((status: Int32?.none, waiter: CheckedContinuation<Int32, Never>?.none))
 
     /// Starts `executable` with `arguments`.
@@ -22,11 +23,9 @@ final class ChildProcess: Sendable {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
         self.process = process
-        process.terminationHandler = { [exit] finished in
+        let exit = exit
+        process.terminationHandler = { finished in
             let status = finished.terminationStatus
             let waiter = exit.withLock { state in
                 state.status = status
@@ -35,7 +34,13 @@ final class ChildProcess: Sendable {
             }
             waiter?.resume(returning: status)
         }
-        try process.run()
+        (stdinPipe, stdoutPipe, stderrPipe) = try Spawn.run(process) {
+            let pipes = (Pipe(), Pipe(), Pipe())
+            process.standardInput = pipes.0
+            process.standardOutput = pipes.1
+            process.standardError = pipes.2
+            return pipes
+        }
     }
 
     /// Runs `executable` to its end and returns what it printed; kills it and throws after `timeout`.
@@ -48,20 +53,26 @@ final class ChildProcess: Sendable {
     /// Waits for the program to end, and returns its status and what it printed; kills it and throws after `timeout`.
     func finish(within timeout: Duration) async throws -> Finished {
         let timedOut = Locked(false)
-        let killer = Task { [process] in
+        let killer = Task { [process, exit] in
             try await Task.sleep(for: timeout)
             timedOut.withLock { $0 = true }
             process.terminate()
+            // The wait ends even if the exit is never reported.
+            try await Task.sleep(for: .seconds(5))
+            let waiter = exit.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: -1)
         }
         let status = await waitForExit()
         killer.cancel()
+        guard !timedOut.withLock({ $0 }) else {
+            // Not read to its end: whatever holds the pipes open would hold this wait too.
+            throw ChildProcessError("\(process.executableURL?.path ?? "the program") did not end within \(timeout)")
+        }
         let output = String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let errors = String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard !timedOut.withLock({ $0 }) else {
-            throw ChildProcessError(
-                "\(process.executableURL?.path ?? "the program") did not end within \(timeout); output:\n\(output)\(errors)"
-            )
-        }
         return Finished(status: status, output: output, errors: errors)
     }
 

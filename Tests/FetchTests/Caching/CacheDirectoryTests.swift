@@ -1,5 +1,6 @@
 import FetchTesting
 import Foundation
+import SpawnSupport
 import Testing
 
 @testable import Fetch
@@ -149,7 +150,7 @@ import Testing
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Spawn.run(process)
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SpawnSupport
 import Testing
 
 /// Calls that name their result type compile with no annotation, and calls that name it nowhere get a diagnostic a
@@ -69,10 +70,12 @@ import Testing
             arguments += ["-Xcc", "-fmodule-map-file=\(cModuleMap.path)"]
         }
         process.arguments = arguments + [file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
+        let pipe = try Spawn.run(process) {
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            return pipe
+        }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import SpawnSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -54,9 +55,6 @@ final class HostileChild: Sendable {
             Self.variable: "1", Self.faceVariable: face.rawValue,
             Self.behavioursVariable: behaviours.joined(separator: ","),
         ]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let exited = DispatchSemaphore(value: 0)
         let status = Locked<Int32>(-1)
         process.terminationHandler = {
@@ -67,7 +65,12 @@ final class HostileChild: Sendable {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         self.process = process
         self.events = events
-        try process.run()
+        let output = try Spawn.run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            return output
+        }
         Thread.detachNewThread {
             var line = Data()
             // `availableData` returns what has arrived, and nothing once the pipe has closed.

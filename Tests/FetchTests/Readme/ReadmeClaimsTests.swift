@@ -1,6 +1,7 @@
 import Fetch
 import FetchTesting
 import Foundation
+import SpawnSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -73,9 +74,11 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", check] + scripts
         process.currentDirectoryURL = Self.root
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let output = try Spawn.run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            return output
+        }
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

@@ -1,6 +1,7 @@
 import Fetch
 import FetchTesting
 import Foundation
+import SpawnSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -34,12 +35,14 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["--testing-library", "swift-testing", "--filter", "LargeUploadTests"]
         process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let exits = Captured<Int32>()
         process.terminationHandler = { exits.capture($0.terminationStatus) }
-        try process.run()
+        let output = try Spawn.run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            return output
+        }
         let status = try await exits.first(timeout: 120)
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         #expect(status == 0, "the measuring run failed:\n\(text)")

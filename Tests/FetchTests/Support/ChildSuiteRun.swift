@@ -1,6 +1,7 @@
 import Fetch
 import FetchTesting
 import Foundation
+import SpawnSupport
 import Testing
 
 /// Runs one suite again in a child process of this test binary, away from the tests that run in parallel in this
@@ -21,12 +22,14 @@ enum ChildSuiteRun {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["--testing-library", "swift-testing", "--filter", suite]
         process.environment = ProcessInfo.processInfo.environment.merging([variable: "1"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let exits = Captured<Int32>()
         process.terminationHandler = { exits.capture($0.terminationStatus) }
-        try process.run()
+        let output = try Spawn.run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            return output
+        }
         let status = try await exits.first(timeout: timeout.seconds)
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         #expect(status == 0, "the measuring run of \(suite) failed:\n\(text)")

@@ -1,5 +1,6 @@
 import FetchTesting
 import Foundation
+import SpawnSupport
 import Testing
 
 #if canImport(Glibc)
@@ -30,12 +31,14 @@ final class ChildTestRun: Sendable {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         process.terminationHandler = { [exit] in exit.capture($0.terminationStatus) }
         self.process = process
-        try process.run()
+        let output = try Spawn.run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            return output
+        }
         let (lines, outputEnded) = (lines, outputEnded)
         Thread.detachNewThread {
             defer { outputEnded.capture(true) }

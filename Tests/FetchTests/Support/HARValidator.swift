@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import SpawnSupport
 
 /// Runs `Tests/FetchTests/Support/Server/validate_har.py`, an independent HAR 1.2 checker written in Python with its standard library,
 /// on a file.
@@ -18,12 +19,14 @@ enum HARValidator {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
-        try process.run()
+        let output = try Spawn.run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            return output
+        }
         // Read while it runs, so that a long report cannot fill the pipe and block the checker.
         let text = Locked("")
         let read = DispatchSemaphore(value: 0)

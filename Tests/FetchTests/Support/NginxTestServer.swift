@@ -1,6 +1,7 @@
 #if os(Linux)
     import Fetch
     import Foundation
+    import SpawnSupport
 
     /// Debian's nginx, serving HTTP/2 over TLS with ``TestCertificate`` on a free loopback port, from a directory of
     /// its own; its access log records each request's connection serial number (`$connection`) and protocol.
@@ -65,7 +66,7 @@
             process.standardError = FileHandle.nullDevice
             self.directory = directory
             do {
-                try process.run()
+                try Spawn.run(process)
             } catch {
                 try? FileManager.default.removeItem(at: directory)  // nil: best-effort clean-up; the error is thrown
                 throw error

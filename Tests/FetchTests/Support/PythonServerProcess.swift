@@ -1,4 +1,5 @@
 import Foundation
+import SpawnSupport
 
 /// A loopback server of `Tests/FetchTests/Support/Server/` run as `python3 -u <script> <arguments>`, which prints `PORT <n>` on its
 /// first line once it listens and exits when its standard input closes, that is when this process ends, however it
@@ -23,11 +24,12 @@ struct PythonServerProcess: Sendable {
             environment["PYTHONPATH"] = [pythonPath, environment["PYTHONPATH"]].compactMap { $0 }.joined(separator: ":")
             process.environment = environment
         }
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        try process.run()
+        let (stdinPipe, stdoutPipe) = try Spawn.run(process) {
+            let pipes = (Pipe(), Pipe())
+            process.standardInput = pipes.0
+            process.standardOutput = pipes.1
+            return pipes
+        }
         var line = Data()
         while let byte = try stdoutPipe.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
             line.append(byte)

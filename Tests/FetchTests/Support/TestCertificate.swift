@@ -1,5 +1,6 @@
 #if os(Linux)
     import Foundation
+    import SpawnSupport
 
     /// A self-signed certificate for 127.0.0.1 and `localhost`, made with `openssl` for this test run, that serves as
     /// its own certificate authority.
@@ -47,11 +48,12 @@
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", command]
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            let (output, errors) = try Spawn.run(process) {
+                let pipes = (Pipe(), Pipe())
+                process.standardOutput = pipes.0
+                process.standardError = pipes.1
+                return pipes
+            }
             let data = output.fileHandleForReading.readDataToEndOfFile()
             let errorData = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()

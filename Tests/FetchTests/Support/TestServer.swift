@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import SpawnSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -57,11 +58,12 @@ final class TestServer: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", script.path]
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        try process.run()
+        let (stdinPipe, stdoutPipe) = try Spawn.run(process) {
+            let pipes = (Pipe(), Pipe())
+            process.standardInput = pipes.0
+            process.standardOutput = pipes.1
+            return pipes
+        }
 
         let firstLine = Locked<String?>(nil)
         let started = DispatchSemaphore(value: 0)

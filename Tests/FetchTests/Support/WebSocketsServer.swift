@@ -1,4 +1,5 @@
 import Foundation
+import SpawnSupport
 
 /// An independent RFC 6455 implementation in Python serving Fetch's WebSocket tests on loopback, started once per
 /// test process: `Server/websockets_server.py` (the `websockets` package, strict) or `Server/autobahn_server.py`
@@ -80,7 +81,7 @@ struct WebSocketsServer: Sendable {
         process.arguments = ["python3"] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Spawn.run(process)
         process.waitUntilExit()
         return process.terminationStatus
     }

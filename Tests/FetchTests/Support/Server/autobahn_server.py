@@ -18,6 +18,8 @@ import threading
 
 from autobahn.asyncio.websocket import WebSocketServerFactory, WebSocketServerProtocol
 
+from inherited import close_inherited_sockets
+
 
 class Scenario(WebSocketServerProtocol):
     def onConnect(self, request):
@@ -61,4 +63,5 @@ async def main():
 
 
 if __name__ == "__main__":
+    close_inherited_sockets()
     asyncio.run(main())

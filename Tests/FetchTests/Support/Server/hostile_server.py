@@ -27,6 +27,8 @@ import time
 import zlib
 from urllib.parse import parse_qs, urlsplit
 
+from inherited import close_inherited_sockets
+
 ENDLESS_SECONDS = 20  # the longest any behaviour keeps a connection
 LARGE_BODY = 400_000_000  # "a body of 400 MB"
 CHUNK = b"a" * 65536
@@ -557,4 +559,5 @@ def main():
 
 
 if __name__ == "__main__":
+    close_inherited_sockets()
     main()

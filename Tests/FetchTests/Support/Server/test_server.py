@@ -24,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from inherited import close_inherited_sockets
+
 ROUTES = []  # (compiled pattern, set of methods or None, handler)
 HITS = {}
 HITS_LOCK = threading.Lock()
@@ -183,4 +185,5 @@ def main():
 
 
 if __name__ == "__main__":
+    close_inherited_sockets()
     main()

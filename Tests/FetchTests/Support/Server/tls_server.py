@@ -14,6 +14,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from inherited import close_inherited_sockets
+
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -68,4 +70,5 @@ def main():
 
 
 if __name__ == "__main__":
+    close_inherited_sockets()
     main()

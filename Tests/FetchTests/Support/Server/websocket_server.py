@@ -41,6 +41,8 @@ import threading
 import time
 from urllib.parse import parse_qs, urlsplit
 
+from inherited import close_inherited_sockets
+
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 REPORTS = {}
 LOCK = threading.Condition()
@@ -289,4 +291,5 @@ def accept(conn, context):
 
 
 if __name__ == "__main__":
+    close_inherited_sockets()
     main()

@@ -41,6 +41,8 @@ from websockets.frames import Opcode
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
 
+from inherited import close_inherited_sockets
+
 open_connections = {}  # connection -> its ?tag=, or None
 handshakes = {}  # tag (None for untagged) -> how many opening handshakes were answered with 101
 
@@ -159,4 +161,5 @@ async def main():
 
 
 if __name__ == "__main__":
+    close_inherited_sockets()
     asyncio.run(main())
