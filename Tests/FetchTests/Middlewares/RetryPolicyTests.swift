@@ -31,6 +31,27 @@ import Testing
         #expect(policy.backoff(beforeAttempt: 2, random: 0.5) == 0.75)
     }
 
+    /// On Linux each random number is a system call: an answer delivered as it is reads none, a retry one.
+    @Test func theJitterIsDrawnOnlyForARetry() {
+        var draws = 0
+        func draw() -> Double {
+            draws += 1
+            return 1
+        }
+        let policy = RetryPolicy(backoff: Backoff(initialDelay: 1, jitter: 0.5))
+        #expect(
+            policy.decide(after: .success(response(status: 200)), method: .get, attempt: 1, now: now, random: draw())
+                == .deliver)
+        #expect(
+            policy.decide(after: .success(response(status: 503)), method: .post, attempt: 1, now: now, random: draw())
+                == .deliver)
+        #expect(draws == 0)
+        #expect(
+            policy.decide(after: .success(response(status: 503)), method: .get, attempt: 1, now: now, random: draw())
+                == .retry(after: 0.5, reason: HTTPStatus.line(503)))
+        #expect(draws == 1)
+    }
+
     @Test(arguments: [408, 429, 502, 503, 504])
     func retryableStatusesAreRetried(status: Int) {
         #expect(decide(.success(response(status: status))) == .retry(after: 0.5, reason: HTTPStatus.line(status)))

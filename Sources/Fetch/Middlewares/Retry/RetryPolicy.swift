@@ -90,14 +90,15 @@ public struct RetryPolicy: Sendable {
     ///   - method: The request's method.
     ///   - attempt: The number of the attempt that just ended, from 1.
     ///   - now: The current time, for `Retry-After` dates.
-    ///   - random: A random number in 0...1, for the jitter.
+    ///   - random: A random number in 0...1, for the jitter; read only for a retry (on Linux each read of the
+    ///     system's generator is a system call, which an answer delivered as it is does not need).
     /// - Returns: Whether to deliver the outcome or retry, and after how long.
     package func decide(
         after outcome: Result<Response, any Error>,
         method: HTTPMethod,
         attempt: Int,
         now: Date,
-        random: Double
+        random: @autoclosure () -> Double
     ) -> Decision {
         guard attempt < maximumAttempts, retryableMethods.contains(method) else {
             return .deliver
@@ -114,14 +115,14 @@ public struct RetryPolicy: Sendable {
                 }
                 return .retry(after: wait, reason: "\(reason), Retry-After: \(header)")
             }
-            return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: reason)
+            return .retry(after: backoff(beforeAttempt: attempt + 1, random: random()), reason: reason)
         case .failure(let error):
             switch error.fetchKind {
             case .timedOut where retriesTimeouts:
-                return .retry(after: backoff(beforeAttempt: attempt + 1, random: random), reason: "timed out")
+                return .retry(after: backoff(beforeAttempt: attempt + 1, random: random()), reason: "timed out")
             case .transport(let error, _) where retryableErrors.contains(error.code):
                 return .retry(
-                    after: backoff(beforeAttempt: attempt + 1, random: random),
+                    after: backoff(beforeAttempt: attempt + 1, random: random()),
                     reason: "URLError \(error.code.rawValue)"
                 )
             default:
