@@ -22,7 +22,7 @@ import Foundation
 /// (a pass-through `.intercept`), `mock-observe` (`.observe`) and `mock-trace` (`.observe` and `.traceContext()`).
 /// `bare-curl` is the scale rows' bare libcurl multi loop. Over `Session(transport: CurlTransport())`: `curl`, `curl-pass` (a pass-through
 /// `.intercept`), `curl-observe`, `curl-requestid` and `curl-trace` (with `.observe`, then `.requestID()` or
-/// `.traceContext()`), best with `loopback:/item-1`. `FETCH_BENCH_TIME=1` prints
+/// `.traceContext()`), `curl-retry` (`.retry()`), best with `loopback:/item-1`. `FETCH_BENCH_TIME=1` prints
 /// the wall time per call.
 enum ProfileSide {
     static let flag = "--profile"
@@ -129,7 +129,7 @@ enum ProfileSide {
                     return 1
                 }
                 side = callbackSide { bare.get(url, completion: $0) }
-            case "curl", "curl-pass", "curl-observe", "curl-requestid", "curl-trace":
+            case "curl", "curl-pass", "curl-observe", "curl-requestid", "curl-trace", "curl-retry":
                 // The observing rows' stacks over `Session(transport: CurlTransport())`, callback form.
                 let curl: Session
                 do {
@@ -144,7 +144,7 @@ enum ProfileSide {
                     "curl-pass": curl.with(
                         .intercept { request, _, next, completion in next(request, completion: completion) }),
                     "curl-requestid": curl.with(observe, .requestID()),
-                    "curl-trace": curl.with(observe, .traceContext()),
+                    "curl-trace": curl.with(observe, .traceContext()), "curl-retry": curl.with(.retry()),
                 ]
                 let stack = stacks[arguments[0]] ?? curl
                 side = callbackSide { stack.perform(request, completion: $0) }
