@@ -43,7 +43,13 @@ import Testing
             process.standardError = output
             return output
         }
-        let status = try await exits.first(timeout: 120)
+        let status: Int32
+        do {
+            status = try await exits.first(timeout: 120)
+        } catch {
+            process.terminate()  // a child that outlives its bound is stopped, not left running
+            throw error
+        }
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         #expect(status == 0, "the measuring run failed:\n\(text)")
         #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")

@@ -30,7 +30,13 @@ enum ChildSuiteRun {
             process.standardError = output
             return output
         }
-        let status = try await exits.first(timeout: timeout.seconds)
+        let status: Int32
+        do {
+            status = try await exits.first(timeout: timeout.seconds)
+        } catch {
+            process.terminate()  // a child that outlives its bound is stopped, not left running
+            throw error
+        }
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
         #expect(status == 0, "the measuring run of \(suite) failed:\n\(text)")
         #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")
