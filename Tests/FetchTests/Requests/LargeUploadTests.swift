@@ -1,7 +1,6 @@
 import Fetch
 import FetchTesting
 import Foundation
-import SpawnSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -26,33 +25,8 @@ import Testing
         if ProcessInfo.processInfo.environment[Self.childVariable] == "1" {
             try await uploadAndMeasure()
         } else {
-            try await runInAProcessOfItsOwn()
+            try await ChildSuiteRun.run(suite: "LargeUploadTests", variable: Self.childVariable, timeout: .seconds(120))
         }
-    }
-
-    func runInAProcessOfItsOwn() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "LargeUploadTests"]
-        process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: "1"]) { $1 }
-        let exits = Captured<Int32>()
-        process.terminationHandler = { exits.capture($0.terminationStatus) }
-        let output = try Spawn.run(process) {
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            return output
-        }
-        let status: Int32
-        do {
-            status = try await exits.first(timeout: 120)
-        } catch {
-            process.terminate()  // a child that outlives its bound is stopped, not left running
-            throw error
-        }
-        let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-        #expect(status == 0, "the measuring run failed:\n\(text)")
-        #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")
     }
 
     func uploadAndMeasure() async throws {
