@@ -18,6 +18,17 @@ enum ChildSuiteRun {
     /// the child's output.
     @discardableResult
     static func run(suite: String, variable: String, timeout: Duration) async throws -> String {
+        let (status, text) = try await outcome(suite: suite, variable: variable, timeout: timeout)
+        #expect(status == 0, "the measuring run of \(suite) failed:\n\(text)")
+        #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")
+        return text
+    }
+
+    /// Runs the suite `suite` in a child process with `variable=1`, and returns how the child ended and what it
+    /// printed, for a caller that judges them itself.
+    static func outcome(suite: String, variable: String, timeout: Duration) async throws -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["--testing-library", "swift-testing", "--filter", suite]
@@ -38,9 +49,7 @@ enum ChildSuiteRun {
             throw error
         }
         let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-        #expect(status == 0, "the measuring run of \(suite) failed:\n\(text)")
-        #expect(text.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(text)")
-        return text
+        return (status, text)
     }
 
     /// Whether a child process can be run: Linux's `/proc/self/exe`.

@@ -10,21 +10,30 @@ import Testing
     static let childVariable = "FETCH_SPAWN_CHILD"
 
     /// corelibs lists the open descriptors, then closes each in the child before the spawn: the more are open, the
-    /// longer the window in which another thread's new ones are missed. With 12,000 open and 400 children started at
-    /// once, 1 to 9 of 200 inherited another's without the lock (measured while writing this test); with it, none.
+    /// longer the window in which another thread's new ones are missed. With 4,000 open, 1 to 4 of 200 children
+    /// started at once inherited another's without the lock, with 8,000 open 5 to 8 (measured while writing this
+    /// test); with it, none. The test opens 6,000 and starts 400.
     @Test(.enabled(if: ChildSuiteRun.isAvailable, "needs /proc/self/exe and /proc/self/fd (Linux)"))
     func childrenStartedAtOnceInheritNoneOfEachOthersDescriptors() async throws {
         guard ChildSuiteRun.isChild(Self.childVariable) else {
             // A process of its own: the descriptors it opens would starve the tests running beside it.
-            try await ChildSuiteRun.run(
+            let (status, output) = try await ChildSuiteRun.outcome(
                 suite: "SpawnTests/childrenStartedAtOnceInheritNoneOfEachOthersDescriptors",
                 variable: Self.childVariable, timeout: .seconds(120))
+            if Self.isCorelibsListingCrash(status: status, output: output) {
+                withKnownIssue("swift-corelibs-foundation #5472 (fixed after Swift 6.3.1)") {
+                    Issue.record("Process.run() read past readdir's buffer listing /proc/self/fd:\n\(output)")
+                }
+                return
+            }
+            #expect(status == 0, "the measuring run failed:\n\(output)")
+            #expect(output.contains("Test run with 1 test"), "the measuring run did not run the test:\n\(output)")
             return
         }
         let alone = try Self.descriptorsOfAChild()
         var limit = rlimit()
         try #require(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
-        let extra = max(0, min(12_000, Int(clamping: limit.rlim_cur) - 4_000))
+        let extra = max(0, min(6_000, Int(clamping: limit.rlim_cur) - 4_000))
         let held = (0..<extra).map { _ in open("/dev/null", O_RDONLY) }
         defer {
             for descriptor in held where descriptor >= 0 {
@@ -69,6 +78,13 @@ import Testing
             }
         }
         #expect(offenders == [], "these start a child without Spawn.run")
+    }
+
+    /// Whether the child died of swift-corelibs-foundation #5472: `Process.run()` on Swift 6.3.1 copies 256 bytes of
+    /// each `/proc/self/fd` entry's name, past the end of readdir's buffer when the entry ends a page, and faults; the
+    /// more descriptors are open, the likelier. Not what this test is about, and not Fetch's to mend.
+    static func isCorelibsListingCrash(status: Int32, output: String) -> Bool {
+        status == SIGSEGV && output.contains("Bad pointer dereference") && output.contains("Process.run()")
     }
 
     /// How many descriptors a fresh `/bin/sh` holds, listed by `ls` (which it starts, and which does not count).
