@@ -1,5 +1,6 @@
 import Fetch
 import Foundation
+import SpawnSupport
 import Testing
 
 #if canImport(Glibc)
@@ -25,7 +26,13 @@ import Testing
     .disabled(if: ThreadSanitizer.isActive, "its memory bounds would measure Thread Sanitizer's shadow memory")
 )
 struct HostileServerTests {
-    static let isChild = ProcessInfo.processInfo.environment[HostileChild.variable] == "1"
+    static let isChild: Bool = {
+        guard ProcessInfo.processInfo.environment[HostileChild.variable] == "1" else {
+            return false
+        }
+        Spawn.closeInheritedSockets()
+        return true
+    }()
 
     @Test(.disabled(if: isChild), arguments: SessionFace.allCases, HostileBehaviour.all)
     func noHostileServerCrashesHoldsOrBloatsTheCall(_ face: SessionFace, _ behaviour: HostileBehaviour) async throws {

@@ -11,7 +11,11 @@ import Testing
 enum ChildSuiteRun {
     /// Whether this process is the child that measures, for `variable`.
     static func isChild(_ variable: String) -> Bool {
-        ProcessInfo.processInfo.environment[variable] == "1"
+        guard ProcessInfo.processInfo.environment[variable] == "1" else {
+            return false
+        }
+        Spawn.closeInheritedSockets()
+        return true
     }
 
     /// Runs the suite `suite` in a child process with `variable=1`, and records an issue unless it passes; returns

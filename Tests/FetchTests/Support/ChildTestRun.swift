@@ -111,6 +111,7 @@ final class ChildTestRun: Sendable {
         -> Bool
     {
         guard ProcessInfo.processInfo.environment[variable] != "1" else {
+            Spawn.closeInheritedSockets()
             return true
         }
         let finished = try await ChildTestRun(filter: filter, environment: [variable: "1"]).finish(within: timeout)

@@ -56,6 +56,33 @@ import Testing
         #expect(counts.withLock { $0 } == [alone: 400], "descriptors a child held, and how many children held so many")
     }
 
+    /// A child test run closes the TCP sockets it inherited (one the parent opened while the child started would keep
+    /// that connection open), and keeps its unix sockets and pipes, through which `Process` sees it exit.
+    @Test(.enabled(if: ChildSuiteRun.isAvailable, "needs /proc/self/exe and /proc/self/fd (Linux)"))
+    func aChildClosesTheTCPSocketsItInheritedAndKeepsItsOthers() async throws {
+        // Not `ChildSuiteRun.isChild`, which closes them at once: the sockets are made first, in the child.
+        guard ProcessInfo.processInfo.environment[Self.socketsVariable] == "1" else {
+            try await ChildSuiteRun.run(
+                suite: "SpawnTests/aChildClosesTheTCPSocketsItInheritedAndKeepsItsOthers",
+                variable: Self.socketsVariable, timeout: .seconds(60))
+            return
+        }
+        let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let tcp6 = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        var pair: [Int32] = [-1, -1]
+        try #require(tcp >= 0 && tcp6 >= 0)
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let pipe = Pipe()
+        Spawn.closeInheritedSockets()
+        #expect(fcntl(tcp, F_GETFD) == -1 && fcntl(tcp6, F_GETFD) == -1, "the TCP sockets are closed")
+        #expect(fcntl(pair[0], F_GETFD) >= 0 && fcntl(pair[1], F_GETFD) >= 0, "the unix sockets stay open")
+        #expect(fcntl(pipe.fileHandleForReading.fileDescriptor, F_GETFD) >= 0, "the pipe stays open")
+        close(pair[0])
+        close(pair[1])
+    }
+
+    static let socketsVariable = "FETCH_SPAWN_SOCKETS_CHILD"
+
     /// Every test and benchmark starts its children through ``Spawn``: one that called `Process.run()` itself would
     /// reopen the window.
     @Test func everyChildIsStartedThroughSpawn() throws {
