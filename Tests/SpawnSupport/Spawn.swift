@@ -59,6 +59,19 @@ public enum Spawn {
         #endif
     }()
 
+    /// Runs `process` to its end, while no other child is starting, and returns its exit status and what it wrote to
+    /// its standard output.
+    public static func output(of process: Process) throws -> (status: Int32, output: Data) {
+        let output = try run(process) {
+            let output = Pipe()
+            process.standardOutput = output
+            return output
+        }
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, printed)
+    }
+
     /// Runs `process`, whose standard streams are set already (to files or `FileHandle.nullDevice`), while no other
     /// child is starting.
     public static func run(_ process: Process) throws {

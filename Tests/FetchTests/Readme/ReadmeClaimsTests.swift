@@ -74,14 +74,8 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", check] + scripts
         process.currentDirectoryURL = Self.root
-        let output = try Spawn.run(process) {
-            let output = Pipe()
-            process.standardOutput = output
-            return output
-        }
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, printed) = try Spawn.output(of: process)
+        #expect(status == 0)
         #expect(String(decoding: printed, as: UTF8.self) == "", "imports outside the standard library")
     }
 

@@ -119,15 +119,9 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "ls /proc/$$/fd"]
-        let output = try Spawn.run(process) {
-            let output = Pipe()
-            process.standardOutput = output
-            return output
-        }
-        let listed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestServerError("ls /proc/$$/fd exited with \(process.terminationStatus)")
+        let (status, listed) = try Spawn.output(of: process)
+        guard status == 0 else {
+            throw TestServerError("ls /proc/$$/fd exited with \(status)")
         }
         return String(decoding: listed, as: UTF8.self).split(separator: "\n").count
     }
