@@ -24,6 +24,8 @@
             /// The multi handle, while the loop runs; `nil` once it has stopped.
             var multi: OpaquePointer?
             var isShuttingDown = false
+            /// How many easy handles the loop has created: as many as calls ran at once, while its pool keeps them.
+            var handlesCreated = 0
         }
 
         private let inbox: Locked<Inbox>
@@ -43,6 +45,11 @@
             }
             thread.name = "Fetch.CurlTransport"
             thread.start()
+        }
+
+        /// How many easy handles the loop has created so far.
+        var handlesCreated: Int {
+            inbox.withLock { $0.handlesCreated }
         }
 
         /// Hands `job` to the loop.

@@ -19,6 +19,8 @@
         let job: CurlJob
         let easy: CurlEasy
 
+        /// The request's URL, read from it once (each read of a `URLRequest`'s copies it on Linux).
+        private var url: URL?
         private var headerList: UnsafeMutablePointer<cfcurl_slist>?
         private var upload: Upload?
         private var uploadError: String?
@@ -32,6 +34,12 @@
         private var bodyBytesReceived = 0
         /// Whether the body grew past the job's limit, which ended the transfer.
         private var isTooLarge = false
+        /// Whether the request set options that the next one on the handle would inherit: a body, a method other
+        /// than `GET`, or a configuration that failed half-way. The handle is then reset before it is used again; a
+        /// `GET` sets every option it uses anew.
+        private(set) var leavesOptionsBehind = true
+        /// Whether the request is a `GET` without a body, as far as its configuration has read it.
+        private var isPlainGet = false
         /// Whether a streamed exchange has delivered its head.
         private var isHeadDelivered = false
         /// Whether the request has been sent a second time (see ``preparesToResend(after:)``).
@@ -49,45 +57,32 @@
 
         // MARK: - Configuration
 
-        /// Sets every option of the request on the (freshly reset) easy handle.
+        /// Sets every option of the request on the easy handle: the transport's own once per handle (see
+        /// ``CurlEasy/holdsTransportOptions``), the request's every time, each of them to its value or its default.
         func configure(options: CurlTransport.Options, library: CurlLibrary) throws {
             let request = job.request
             guard let url = request.url else {
                 throw FetchError.invalidRequest("the URLRequest has no URL")
             }
+            self.url = url
+            if !easy.holdsTransportOptions {
+                try configureTransportOptions(options, library: library, url: url)
+                easy.holdsTransportOptions = true
+            }
             try check(easy.set(Int(CFCURLOPT_URL), url.absoluteString), "CURLOPT_URL", url)
-            _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
-            if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
-                try check(easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)), "CURLOPT_PROTOCOLS", url)
-            }
-            _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
-            _ = easy.set(Int(CFCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)  // a proxy's CONNECT answer is not the response
-
-            // TLS: always verified; the options can only add a CA file or pins.
-            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1), "CURLOPT_SSL_VERIFYPEER", url)
-            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYHOST), 2), "CURLOPT_SSL_VERIFYHOST", url)
-            if let file = options.certificateAuthorityFile {
-                try check(easy.set(Int(CFCURLOPT_CAINFO), file.path), "CURLOPT_CAINFO", url)
-            }
-            if let pins = options.pinnedPublicKeyOption {
-                try check(easy.set(Int(CFCURLOPT_PINNEDPUBLICKEY), pins), "CURLOPT_PINNEDPUBLICKEY", url)
-            }
             if options.httpVersion == .http2OverTLS, library.supportsHTTP2 {
-                _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_2TLS))
                 // Wait for a connection that may multiplex rather than open another one: only over TLS, where ALPN
                 // may pick HTTP/2. Over plain http every connection is HTTP/1.1, and waiting for one that a server
                 // closes after each answer runs the requests one at a time.
-                if Self.multiplexes(url) {
-                    _ = easy.set(Int(CFCURLOPT_PIPEWAIT), 1)
-                }
-            } else {
-                _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1))
+                _ = easy.set(Int(CFCURLOPT_PIPEWAIT), Self.multiplexes(url) ? 1 : 0)
             }
             _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(job.timeout))
             if job.idleTimeout > 0, job.idleTimeout.isFinite {
                 // Slower than a byte a second for that long: libcurl ends the transfer with CURLE_OPERATION_TIMEDOUT.
                 _ = easy.set(Int(CFCURLOPT_LOW_SPEED_LIMIT), 1)
                 _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), Int(min(job.idleTimeout.rounded(.up), 86_400)))
+            } else {
+                _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), 0)
             }
 
             let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
@@ -114,6 +109,37 @@
 
             try configureMethodAndBody(request, url: url, context: context)
             try configureHeaders(request, url: url, options: options, library: library)
+            leavesOptionsBehind = !isPlainGet
+        }
+
+        /// The options every request of the transport shares: set on a handle once, until a request that leaves
+        /// options of its own behind has it reset (``leavesOptionsBehind``).
+        private func configureTransportOptions(
+            _ options: CurlTransport.Options,
+            library: CurlLibrary,
+            url: URL
+        ) throws {
+            _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
+            if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
+                try check(easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)), "CURLOPT_PROTOCOLS", url)
+            }
+            _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
+            _ = easy.set(Int(CFCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)  // a proxy's CONNECT answer is not the response
+
+            // TLS: always verified; the options can only add a CA file or pins.
+            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1), "CURLOPT_SSL_VERIFYPEER", url)
+            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYHOST), 2), "CURLOPT_SSL_VERIFYHOST", url)
+            if let file = options.certificateAuthorityFile {
+                try check(easy.set(Int(CFCURLOPT_CAINFO), file.path), "CURLOPT_CAINFO", url)
+            }
+            if let pins = options.pinnedPublicKeyOption {
+                try check(easy.set(Int(CFCURLOPT_PINNEDPUBLICKEY), pins), "CURLOPT_PINNEDPUBLICKEY", url)
+            }
+            if options.httpVersion == .http2OverTLS, library.supportsHTTP2 {
+                _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_2TLS))
+            } else {
+                _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1))
+            }
         }
 
         private func configureMethodAndBody(_ request: URLRequest, url: URL, context: UnsafeRawPointer) throws {
@@ -128,6 +154,7 @@
             } else if ["POST", "PUT", "PATCH"].contains(method) {
                 upload = .data(Data(), offset: 0)  // sent with Content-Length: 0
             }
+            isPlainGet = upload == nil && method == "GET"
             guard let upload else {
                 switch method {
                 case "GET":
@@ -214,13 +241,13 @@
                 }
             }
             headerList = list
-            if let list {
-                _ = easy.set(Int(CFCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(list))
-            }
+            _ = easy.set(Int(CFCURLOPT_HTTPHEADER), pointer: list.map(UnsafeRawPointer.init))
             if let acceptEncoding, Self.decodesAll(acceptEncoding, library: library) {
                 try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), acceptEncoding), "CURLOPT_ACCEPT_ENCODING", url)
             } else if acceptEncoding == nil, options.requestsCompression, !library.decodableEncodings.isEmpty {
                 try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), ""), "CURLOPT_ACCEPT_ENCODING", url)
+            } else {
+                _ = easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), pointer: nil)  // neither asked for nor decoded
             }
         }
 
@@ -372,7 +399,6 @@
 
         /// The response, or the error that ended the transfer with `code`.
         func outcome(code: Int32) -> Result<(CurlHead, Data), any Error> {
-            let url = job.request.url
             if let uploadError {
                 let message = "could not read the request body stream: \(uploadError)"
                 var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
@@ -457,7 +483,7 @@
         /// The head, without metrics when `measured` is `false`; with what libcurl measured otherwise, and the
         /// whole decoded body's `bodyBytes` when it has arrived (`nil` for a head whose body is still to come).
         private func makeHead(measured: Bool = true, bodyBytes: Int?) -> CurlHead? {
-            guard let url = job.request.url, head.statusCode > 0 else {
+            guard let url, head.statusCode > 0 else {
                 return nil
             }
             var made = CurlHead(

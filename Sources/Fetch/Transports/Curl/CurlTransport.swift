@@ -50,6 +50,11 @@
 
         let loop: CurlEventLoop
 
+        /// How many easy handles the transport has created: one per call at once, up to its pool's size.
+        package var easyHandlesCreated: Int {
+            loop.handlesCreated
+        }
+
         /// Answers arrive on libcurl's event-loop thread, which every other request of the transport waits for.
         package var sendsCompleteOnRestrictedThread: Bool { true }
 

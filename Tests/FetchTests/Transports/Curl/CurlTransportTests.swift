@@ -306,6 +306,72 @@
         }
     }
 
+    /// How the transport reuses its easy handles: kept in a pool, set up once, and cleared of what a request left.
+    @Suite struct CurlHandleReuseTests {
+        let server: TestServer
+
+        init() throws {
+            server = try TestServer.running()
+        }
+
+        /// What the server's `/echo` route saw of `request`, sent on `transport`.
+        func echo(_ request: URLRequest, on transport: CurlTransport) async throws -> Echo {
+            let (response, data) = try await transport.exchange(request).get()
+            #expect(response.statusCode == 200)
+            return try JSONDecoder().decode(Echo.self, from: data)
+        }
+
+        /// A handle goes back to the pool as it is after a plain `GET`, and reset after anything else: either way the
+        /// `GET` that uses it next sends what a `GET` on a new handle sends.
+        @Test func aHandleUsedAgainCarriesNothingOfTheRequestBefore() async throws {
+            let reused = try CurlTransport()
+            let fresh = try CurlTransport()
+            let url = server.url("/echo/reuse")
+            let expected = try await echo(URLRequest(url: url), on: fresh)
+            var withFields = URLRequest(url: url)
+            withFields.setValue("yes", forHTTPHeaderField: "X-Left-Over")
+            withFields.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            var post = URLRequest(url: url)
+            post.httpMethod = "POST"
+            post.httpBody = Data("left over".utf8)
+            var head = URLRequest(url: url)
+            head.httpMethod = "HEAD"
+            var delete = URLRequest(url: url)
+            delete.httpMethod = "DELETE"
+            for before in [withFields, post, head, delete] {
+                _ = try await reused.exchange(before).get()
+                let after = try await echo(URLRequest(url: url), on: reused)
+                let name = "after a \(before.httpMethod ?? "GET") with \(before.allHTTPHeaderFields ?? [:])"
+                #expect(after.method == "GET", "\(name)")
+                #expect(after.body == "", "\(name)")
+                #expect(after.headers == expected.headers, "\(name)")
+            }
+            // One handle did all of it: the requests above ran one at a time.
+            #expect(reused.easyHandlesCreated == 1)
+        }
+
+        /// A burst's handles stay in the pool for the next burst: 200 calls at once, twice, make 200 handles at most
+        /// (one per call in flight at once), where a pool smaller than a burst makes more for each burst.
+        @Test func aSecondBurstUsesTheFirstBurstsHandles() async throws {
+            let transport = try CurlTransport(options: CurlTransport.Options(maximumConnectionsPerHost: 8))
+            let url = server.url("/echo/burst")
+            func burst() async throws {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<200 {
+                        group.addTask {
+                            let (response, _) = try await transport.get(url).get()
+                            #expect(response.statusCode == 200)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await burst()
+            try await burst()
+            #expect(transport.easyHandlesCreated <= 200)
+        }
+    }
+
     /// Waits until `condition` holds, checking every 20 ms for at most `seconds` (10 unless given).
     func waitUntil(within seconds: TimeInterval = 10, _ condition: () async throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
