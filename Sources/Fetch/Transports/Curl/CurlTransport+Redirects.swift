@@ -71,6 +71,9 @@
         private var hops: [AttemptMetrics.Redirect] = []
         private var start: Date?
 
+        /// Whether no redirect has been followed yet.
+        var isEmpty: Bool { hops.isEmpty }
+
         /// Notes that `head`, the answer of a hop, was followed to `target`.
         mutating func note(_ head: CurlHead, to target: URL) {
             if start == nil {
@@ -171,12 +174,14 @@
 
         private func arrived(_ result: Result<(CurlHead, Data), any Error>, for request: URLRequest) {
             // Most answers are not redirects: their headers are not searched for a Location.
-            guard case .success(let (head, body)) = result, Self.redirectStatuses.contains(head.statusCode),
+            guard case .success(let (head, body)) = result, Self.isRedirect(head.statusCode),
                 let next = Self.redirect(
                     of: request, status: head.statusCode, location: head.headers["Location"], url: head.url),
                 let response = head.httpResponse
             else {
-                completion(result.map { head, body in (state.withLock { $0.followed.measure(head) }, body) })
+                // The usual answer, to a first hop, is handed on as it came: its metrics cover the whole attempt.
+                let followed = state.withLock { $0.followed }
+                completion(followed.isEmpty ? result : result.map { head, body in (followed.measure(head), body) })
                 return
             }
             let decision = state.withLock { state -> (URLRequest?, FetchError?, CurlHead) in
@@ -203,13 +208,15 @@
                 url: response.url)
         }
 
+        /// Whether `status` is one of the redirects a call follows: 301, 302, 303, 307 or 308.
+        static func isRedirect(_ status: Int) -> Bool {
+            (301...303).contains(status) || status == 307 || status == 308
+        }
+
         /// The request a response of `status` with the `Location` header `location`, from `url`, asks for; `nil`
         /// when it is not a redirect that can be followed.
-        /// The statuses of the redirects a call follows.
-        static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
         static func redirect(of request: URLRequest, status: Int, location: String?, url: URL?) -> URLRequest? {
-            guard redirectStatuses.contains(status), let location,
+            guard isRedirect(status), let location,
                 let target = URL(string: location, relativeTo: url ?? request.url)?.absoluteURL
             else {
                 return nil
