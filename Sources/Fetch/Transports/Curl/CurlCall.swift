@@ -1,5 +1,6 @@
 #if os(Linux)
     import Foundation
+    import Synchronization
 
     #if canImport(FoundationNetworking)
         import FoundationNetworking
@@ -8,7 +9,8 @@
     /// One request of a ``CurlTransport``, as its caller holds it: cancelling it asks the event loop to stop it.
     final class CurlCall: CancellableCall {
         private let loop: CurlEventLoop
-        private let cancelled = Locked(false)
+        /// An atomic flag rather than a lock: every call makes one, and a lock is an allocation of its own.
+        private let cancelled = Atomic(false)
 
         init(loop: CurlEventLoop) {
             self.loop = loop
@@ -16,14 +18,12 @@
 
         /// Whether `cancel()` was called; the event loop reads it before starting the request.
         var isCancelled: Bool {
-            cancelled.withLock { $0 }
+            cancelled.load(ordering: .acquiring)
         }
 
         func cancel() {
-            let isFirst = cancelled.withLock { cancelled in
-                defer { cancelled = true }
-                return !cancelled
-            }
+            let isFirst = cancelled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
             if isFirst {
                 loop.cancel(self)
             }

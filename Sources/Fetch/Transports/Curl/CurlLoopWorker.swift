@@ -17,9 +17,10 @@
         private let options: CurlTransport.Options
         private let library: CurlLibrary
         private let multi: OpaquePointer
-        /// The transfers in flight, by their call (for cancelling) and by their easy handle (for finishing).
+        /// The transfers in flight, by their call (for cancelling); a finished easy handle names its transfer itself
+        /// (``CurlTransfer/of(_:)``). The loop holds each transfer here for as long as its handle is in the multi
+        /// handle.
         private var transfersByCall: [ObjectIdentifier: CurlTransfer] = [:]
-        private var transfersByHandle: [OpaquePointer: CurlTransfer] = [:]
         private var idleHandles: [CurlEasy] = []
 
         init(inbox: Locked<CurlEventLoop.Inbox>, options: CurlTransport.Options, library: CurlLibrary) {
@@ -119,7 +120,6 @@
                 return
             }
             transfersByCall[ObjectIdentifier(call)] = transfer
-            transfersByHandle[easy.handle] = transfer
         }
 
         /// A new easy handle, counted in the inbox's ``CurlEventLoop/Inbox/handlesCreated``.
@@ -135,21 +135,20 @@
             guard let transfer = transfersByCall.removeValue(forKey: ObjectIdentifier(call)) else {
                 return  // finished already, or never started (start saw the cancellation)
             }
-            transfersByHandle.removeValue(forKey: transfer.easy.handle)
             _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
             recycle(transfer)
             transfer.job.fail(FetchError.cancelled())
         }
 
         private func finish(_ handle: OpaquePointer, code: Int32) {
-            guard let transfer = transfersByHandle[handle] else {
+            guard let transfer = CurlTransfer.of(handle), transfersByCall[ObjectIdentifier(transfer.call)] === transfer
+            else {
                 return
             }
             _ = cfcurl_multi_remove_handle(multi, handle)
             if transfer.preparesToResend(after: code), cfcurl_multi_add_handle(multi, handle) == 0 {
                 return  // sent again, on another connection
             }
-            transfersByHandle.removeValue(forKey: handle)
             transfersByCall.removeValue(forKey: ObjectIdentifier(transfer.call))
             let outcome = transfer.outcome(code: code)
             recycle(transfer)
@@ -182,7 +181,6 @@
             }
             let transfers = transfersByCall.values
             transfersByCall = [:]
-            transfersByHandle = [:]
             for transfer in transfers {
                 _ = cfcurl_multi_remove_handle(multi, transfer.easy.handle)
                 transfer.release()

@@ -45,14 +45,27 @@
         /// Whether the request has been sent a second time (see ``preparesToResend(after:)``).
         private var wasResent = false
         /// When the transfer was first added, from which a resend's timeout counts.
-        private let started = ContinuousClock.now
+        private let started: ContinuousClock.Instant
         /// When the transfer's request was (last) handed to libcurl: its metrics' start.
-        private var sentAt = (date: Date(), instant: ContinuousClock.now)
+        private var sentAt: (date: Date, instant: ContinuousClock.Instant)
 
         init(call: CurlCall, job: CurlJob, easy: CurlEasy) {
             self.call = call
             self.job = job
             self.easy = easy
+            let now = ContinuousClock.now
+            started = now
+            sentAt = (Date(), now)
+        }
+
+        /// The transfer whose ``configure(options:library:)`` named it the private data of `easy`, while it runs.
+        static func of(_ easy: OpaquePointer) -> CurlTransfer? {
+            var pointer: UnsafePointer<CChar>?
+            guard cfcurl_easy_getinfo_string(easy, Int32(CFCURLINFO_PRIVATE), &pointer) == CFCURLE_OK, let pointer
+            else {
+                return nil
+            }
+            return Unmanaged<CurlTransfer>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
         }
 
         // MARK: - Configuration
@@ -85,7 +98,10 @@
                 _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), 0)
             }
 
+            // The transfer is its handle's private data (found again when the handle finishes) and every callback's
+            // context: unretained, since the loop holds the transfer for as long as its handle is in the multi handle.
             let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            _ = easy.set(Int(CFCURLOPT_PRIVATE), pointer: context)
             _ = easy.set(Int(CFCURLOPT_HEADERDATA), pointer: context)
             _ = easy.set(Int(CFCURLOPT_HEADERFUNCTION)) { buffer, size, count, context in
                 guard let context else {
