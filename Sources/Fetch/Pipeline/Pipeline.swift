@@ -462,8 +462,12 @@ extension Pipeline {
             context: CallContext,
             completion: @escaping @Sendable (Result<Response, any Error>) -> Void
         ) -> @Sendable (Result<Response, any Error>) -> Void {
+            // A bare session's call does not even make its observers.
+            guard !middlewares.isEmpty else {
+                return completion
+            }
             let observers = context.observers
-            guard !middlewares.isEmpty, let attempt = observers.nextObservedAttempt() else {
+            guard let attempt = observers.nextObservedAttempt() else {
                 return completion
             }
             let stopwatch = Stopwatch()

@@ -120,7 +120,7 @@
         /// drop a credential).
         private let declaredFields: HeaderFields
         private let completion: @Sendable (Result<(CurlHead, Data), any Error>) -> Void
-        private let state: Locked<State>
+        private let state: InlineLocked<State>
 
         init(
             transport: CurlTransport,
@@ -139,7 +139,7 @@
             self.idleTimeout = idleTimeout
             self.maximumBodyBytes = maximumBodyBytes
             self.completion = completion
-            self.state = Locked(State(tracker: RedirectTracker(originalURL: originalURL)))
+            self.state = InlineLocked(State(tracker: RedirectTracker(originalURL: originalURL)))
         }
 
         func cancel() {
