@@ -265,6 +265,9 @@ package enum HeaderName {
         guard lhs.utf8.count == rhs.utf8.count else {
             return false
         }
+        if lhs == rhs {
+            return true  // the same spelling, the usual case: no byte is lowercased
+        }
         // Over the contiguous bytes: a generic walk of two `UTF8View`s costs about 80 instructions a byte.
         var lhs = lhs
         var rhs = rhs

@@ -96,6 +96,16 @@ package enum WireNumber {
         return length
     }
 
+    /// The same, for a `String`: read over its contiguous bytes when it is one member, as every response head's
+    /// `Content-Length` is.
+    package static func contentLength(_ value: String) -> Int64? {
+        var contiguous = value
+        let single: Int64?? = contiguous.withUTF8 { bytes in
+            bytes.contains(UInt8(ascii: ",")) ? nil : .some(digits(trimmed(bytes)).map(Int64.init))
+        }
+        return single ?? contentLength(Substring(value))
+    }
+
     /// `value` as an integer within `range`: rounded toward zero, a value beyond either end (infinities included)
     /// clamped to it, and NaN the lower end. The conversion for a number computed from outside input, where
     /// `Int(_:)` would trap.
