@@ -103,13 +103,13 @@
     final class CurlRedirectingCall: CancellableCall {
         private struct State {
             var tracker: RedirectTracker
-            var hop: (any CancellableCall)?
-            var isCancelled = false
             /// The redirects followed so far, and when the first hop started.
             var followed = FollowedRedirects()
         }
 
         private let transport: CurlTransport
+        /// What every hop runs under: cancelling it stops the hop in flight, and any hop after it.
+        private let call: CurlCall
         private let policy: RedirectPolicy
         /// When the whole exchange must be over; `nil` for no limit.
         private let deadline: Date?
@@ -140,14 +140,11 @@
             self.maximumBodyBytes = maximumBodyBytes
             self.completion = completion
             self.state = InlineLocked(State(tracker: RedirectTracker(originalURL: originalURL)))
+            self.call = CurlCall(loop: transport.loop)
         }
 
         func cancel() {
-            let hop = state.withLock { state -> (any CancellableCall)? in
-                state.isCancelled = true
-                return state.hop
-            }
-            hop?.cancel()
+            call.cancel()
         }
 
         /// Sends one hop with what is left of the timeout.
@@ -157,18 +154,11 @@
                 completion(.failure(FetchError.timedOut()))
                 return
             }
-            let hop = transport.sendForHead(
-                request, declaring: declaredFields, timeout: remaining, idleTimeout: idleTimeout,
+            transport.start(
+                request, on: call, declaring: declaredFields, timeout: remaining, idleTimeout: idleTimeout,
                 maximumBodyBytes: maximumBodyBytes
             ) { [self] result in
                 arrived(result, for: request)
-            }
-            let isCancelled = state.withLock { state in
-                state.hop = hop
-                return state.isCancelled
-            }
-            if isCancelled {
-                hop.cancel()
             }
         }
 

@@ -219,6 +219,24 @@
             completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
         ) -> any CancellableCall {
             let call = CurlCall(loop: loop)
+            start(
+                request, on: call, declaring: fields, timeout: timeout, idleTimeout: idleTimeout,
+                maximumBodyBytes: maximumBodyBytes, completion: completion)
+            return call
+        }
+
+        /// Sends `request` once as ``sendForHead(_:declaring:timeout:idleTimeout:maximumBodyBytes:completion:)``
+        /// does, under `call`, which may have carried other hops of the same exchange before: cancelling `call`
+        /// stops whichever hop it carries, and a hop started after the cancellation ends at once.
+        func start(
+            _ request: URLRequest,
+            on call: CurlCall,
+            declaring fields: HeaderFields,
+            timeout: TimeInterval,
+            idleTimeout: TimeInterval,
+            maximumBodyBytes: Int,
+            completion: @escaping @Sendable (Result<(CurlHead, Data), any Error>) -> Void
+        ) {
             var job: CurlJob
             if let cookies = options.cookieStorage.map(CurlCookies.init(storage:)) {
                 let request = cookies.adding(to: request)
@@ -235,7 +253,6 @@
             job.maximumBodyBytes = maximumBodyBytes
             job.declaredFields = fields
             loop.start(call, job)
-            return call
         }
     }
 #endif
