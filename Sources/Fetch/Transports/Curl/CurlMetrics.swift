@@ -17,13 +17,14 @@
         /// set its own yet (a head delivered from the header callback).
         static func read(_ easy: CurlEasy, start: Date, elapsed: TimeInterval, bodyBytes: Int?) -> AttemptMetrics {
             var metrics = AttemptMetrics(start: start)
-            let lookup = easy.microseconds(Int(CFCURLINFO_NAMELOOKUP_TIME_T))
-            let connected = easy.microseconds(Int(CFCURLINFO_CONNECT_TIME_T))
-            let secured = easy.microseconds(Int(CFCURLINFO_APPCONNECT_TIME_T))
             let firstByte = easy.microseconds(Int(CFCURLINFO_STARTTRANSFER_TIME_T))
             let connects = easy.info(Int(CFCURLINFO_NUM_CONNECTS))
             metrics.isReusedConnection = connects.flatMap { $0 >= 0 ? $0 == 0 : nil }
+            // The connection's phases only for a transfer that opened it: a reused one has none to read.
             if let connects, connects > 0 {
+                let lookup = easy.microseconds(Int(CFCURLINFO_NAMELOOKUP_TIME_T))
+                let connected = easy.microseconds(Int(CFCURLINFO_CONNECT_TIME_T))
+                let secured = easy.microseconds(Int(CFCURLINFO_APPCONNECT_TIME_T))
                 metrics.domainLookup = lookup.flatMap(AttemptMetrics.seconds(microseconds:))
                 metrics.connect = phase(from: lookup, to: connected)
                 if let secured, secured > 0 {
