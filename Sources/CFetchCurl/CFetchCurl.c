@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 // The leading fields of libcurl's `curl_version_info_data`, the same in every age of the struct.
 struct version_data_prefix {
@@ -188,6 +189,27 @@ int cfcurl_easy_getinfo_string(cfcurl_easy *easy, int info, const char **value) 
 
 int cfcurl_easy_setopt_progress_callback(cfcurl_easy *easy, int option, cfcurl_progress_callback value) {
     return curl.easy_setopt(easy, option, value);
+}
+
+// libcurl's `struct curl_sockaddr`, what it asks a socket for.
+struct socket_request {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    struct sockaddr addr;
+};
+
+// A CURLOPT_OPENSOCKETFUNCTION: the socket libcurl would open, close-on-exec from the start (no window in which a
+// child started by another thread inherits it). -1, CURL_SOCKET_BAD, when it cannot be opened.
+static int open_socket_closed_on_exec(void *context, int purpose, struct socket_request *request) {
+    (void)context;
+    (void)purpose;
+    return socket(request->family, request->socktype | SOCK_CLOEXEC, request->protocol);
+}
+
+int cfcurl_easy_open_sockets_closed_on_exec(cfcurl_easy *easy) {
+    return curl.easy_setopt(easy, CFCURLOPT_OPENSOCKETFUNCTION, open_socket_closed_on_exec);
 }
 
 int cfcurl_easy_active_socket(cfcurl_easy *easy, int *socket) {

@@ -79,6 +79,7 @@ enum {
     CFCURLOPT_PIPEWAIT = 237,
     CFCURLOPT_SUPPRESS_CONNECT_HEADERS = 265,
     CFCURLOPT_PROTOCOLS_STR = 10318,
+    CFCURLOPT_OPENSOCKETFUNCTION = 20163,
     // The WebSocket connection (connect only, then curl_easy_send / curl_easy_recv).
     CFCURLOPT_CONNECT_ONLY = 141,
     CFCURLOPT_CONNECTTIMEOUT_MS = 156,
@@ -201,6 +202,9 @@ int cfcurl_easy_getinfo_off_t(cfcurl_easy *easy, int info, int64_t *value);
 /// An information item that is a string, which libcurl owns: valid until the handle is reset or freed.
 int cfcurl_easy_getinfo_string(cfcurl_easy *easy, int info, const char **value);
 int cfcurl_easy_setopt_progress_callback(cfcurl_easy *easy, int option, cfcurl_progress_callback value);
+/// CURLOPT_OPENSOCKETFUNCTION: the handle's sockets are opened close-on-exec (SOCK_CLOEXEC), so that a child process
+/// the program starts while a connection is open does not hold a copy of it. libcurl 7.88 opens them without.
+int cfcurl_easy_open_sockets_closed_on_exec(cfcurl_easy *easy);
 /// CURLINFO_ACTIVESOCKET: the connected socket of a CURLOPT_CONNECT_ONLY handle, or -1.
 int cfcurl_easy_active_socket(cfcurl_easy *easy, int *socket);
 /// Blocks until the transfer (for a CURLOPT_CONNECT_ONLY handle: the connection) is done.

@@ -21,6 +21,20 @@ final class RecordingListener: @unchecked Sendable {  // `received` is behind `l
 
     /// Listens on an ephemeral port of 127.0.0.1.
     init() throws {
+        let (listener, port) = try Self.makeListeningSocket()
+        guard let url = URL(string: "http://127.0.0.1:\(port)") else {
+            close(listener)
+            throw TestServerError("cannot make a URL of port \(port)")
+        }
+        socket = listener
+        baseURL = url
+        let thread = Thread { [self] in acceptConnections() }
+        thread.start()
+    }
+
+    /// A socket listening on an ephemeral port of 127.0.0.1 (a backlog of 16), and the port. A client's connection
+    /// is complete once it is in the backlog, accepted or not.
+    static func makeListeningSocket() throws -> (socket: Int32, port: UInt16) {
         #if canImport(Glibc)
             let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -40,14 +54,11 @@ final class RecordingListener: @unchecked Sendable {  // `received` is behind `l
                     && getsockname(listener, generic, &length) == 0
             }
         }
-        guard bound, let url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))") else {
+        guard bound else {
             close(listener)
             throw TestServerError("cannot listen on 127.0.0.1: errno \(errno)")
         }
-        socket = listener
-        baseURL = url
-        let thread = Thread { [self] in acceptConnections() }
-        thread.start()
+        return (listener, UInt16(bigEndian: address.sin_port))
     }
 
     deinit {

@@ -136,6 +136,8 @@
             url: URL
         ) throws {
             _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
+            // No child process an app starts holds a copy of a connection (and keeps it open past its close).
+            try check(cfcurl_easy_open_sockets_closed_on_exec(easy.handle), "CURLOPT_OPENSOCKETFUNCTION", url)
             if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
                 try check(easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)), "CURLOPT_PROTOCOLS", url)
             }

@@ -317,6 +317,8 @@
             set("CURLOPT_URL", easy.set(Int(CFCURLOPT_URL), curlURL.absoluteString))
             set("CURLOPT_CONNECT_ONLY", easy.set(Int(CFCURLOPT_CONNECT_ONLY), 1))
             _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
+            // As CurlTransfer does: no child process an app starts holds a copy of the connection.
+            set("CURLOPT_OPENSOCKETFUNCTION", cfcurl_easy_open_sockets_closed_on_exec(easy.handle))
             if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
                 set("CURLOPT_PROTOCOLS", easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)))
             }

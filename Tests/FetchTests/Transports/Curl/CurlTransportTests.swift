@@ -372,6 +372,83 @@
         }
     }
 
+    /// The sockets libcurl opens: close-on-exec, which libcurl 7.88 does not ask for itself.
+    @Suite struct CurlSocketTests {
+        /// The descriptors of this process's TCP sockets whose peer is 127.0.0.1:`port`, each with whether it is
+        /// close-on-exec (`O_CLOEXEC` in `/proc/self/fdinfo`).
+        static func sockets(connectedTo port: UInt16) throws -> [(descriptor: String, closesOnExec: Bool)] {
+            // Read to its end: a /proc file has no size, and String(contentsOfFile:) reads its first 4 KiB.
+            guard let handle = FileHandle(forReadingAtPath: "/proc/self/net/tcp") else {
+                throw TestServerError("cannot open /proc/self/net/tcp")
+            }
+            defer { try? handle.close() }  // nil: closing a file read to its end
+            let table = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+            // "sl local_address rem_address st ... uid timeout inode": the peer is 0100007F:<port in hex>.
+            let peer = "0100007F:" + String(format: "%04X", port)
+            var inodes: Set<String> = []
+            for line in table.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > 9, fields[2] == peer {
+                    inodes.insert(String(fields[9]))
+                }
+            }
+            var found: [(descriptor: String, closesOnExec: Bool)] = []
+            for descriptor in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+                guard
+                    let target = try? FileManager.default.destinationOfSymbolicLink(
+                        atPath: "/proc/self/fd/\(descriptor)"),
+                    target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast()))
+                else {
+                    continue
+                }
+                // "flags:\t02000002": octal, O_CLOEXEC is 02000000.
+                let info = try String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
+                let flags = info.split(separator: "\n").first { $0.hasPrefix("flags:") }.flatMap {
+                    Int($0.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+                }
+                found.append((descriptor, (flags ?? 0) & 0o2000000 != 0))
+            }
+            return found
+        }
+
+        /// A call's connection, held open by a listener that never answers (the kernel completes the handshake), is
+        /// close-on-exec: a child process an app starts meanwhile does not keep a copy of it.
+        @Test func aConnectionsSocketIsClosedOnExec() async throws {
+            let (listener, port) = try RecordingListener.makeListeningSocket()
+            defer { close(listener) }
+            let transport = try CurlTransport()
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)/held"))
+            let call = transport.send(URLRequest(url: url), timeout: 20) { _ in }
+            defer { call.cancel() }
+            var sockets: [(descriptor: String, closesOnExec: Bool)] = []
+            try await waitUntil {
+                sockets = try Self.sockets(connectedTo: port)
+                return !sockets.isEmpty
+            }
+            let everyOneCloses = sockets.allSatisfy { $0.closesOnExec }
+            #expect(everyOneCloses, "\(sockets)")
+            withExtendedLifetime(transport) {}  // releasing it would cancel the call
+        }
+
+        /// The same for a WebSocket's connection, which libcurl opens on a handle of its own.
+        @Test func aWebSocketsSocketIsClosedOnExec() async throws {
+            let (listener, port) = try RecordingListener.makeListeningSocket()
+            defer { close(listener) }
+            let transport = try CurlTransport()
+            let url = try #require(URL(string: "ws://127.0.0.1:\(port)/held"))
+            let call = transport.openWebSocket(APIRequest(url), maximumMessageSize: 1 << 20) { _ in }
+            defer { call.cancel() }
+            var sockets: [(descriptor: String, closesOnExec: Bool)] = []
+            try await waitUntil {
+                sockets = try Self.sockets(connectedTo: port)
+                return !sockets.isEmpty
+            }
+            let everyOneCloses = sockets.allSatisfy { $0.closesOnExec }
+            #expect(everyOneCloses, "\(sockets)")
+            withExtendedLifetime(transport) {}  // releasing it would cancel the call
+        }
+    }
+
     /// Waits until `condition` holds, checking every 20 ms for at most `seconds` (10 unless given).
     func waitUntil(within seconds: TimeInterval = 10, _ condition: () async throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
