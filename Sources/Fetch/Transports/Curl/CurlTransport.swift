@@ -26,7 +26,8 @@
     /// One thread per transport runs libcurl's event loop. Requests and cancellations reach it through
     /// `curl_multi_wakeup`, connections are kept alive and reused (up to the options' `maximumConnectionsPerHost` per
     /// host), and HTTP/2 is used over TLS when the server offers it, with concurrent requests multiplexed on one
-    /// connection. TLS always verifies the peer's certificate and host name.
+    /// connection. TLS always verifies the peer's certificate and host name. Sockets are opened close-on-exec, so a
+    /// child process the app starts does not inherit a connection.
     ///
     /// Response heads are read strictly, with bounds: an invalid status or field line, a head past 256 KiB or 1,000
     /// fields, or a header line past libcurl's 100 KB fails the request with ``FetchError/transport(_:request:)`` and
