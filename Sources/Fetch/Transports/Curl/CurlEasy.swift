@@ -6,9 +6,6 @@
         let handle: OpaquePointer
         /// libcurl writes a transfer's error message here (`CURLOPT_ERRORBUFFER`).
         let errorBuffer: UnsafeMutablePointer<CChar>
-        /// Whether the options every request of the transport shares are set (TLS, protocols, the error buffer):
-        /// they are set once per handle, not once per request, until ``reset()``.
-        var holdsTransportOptions = false
 
         init?() {
             guard let handle = cfcurl_easy_init() else {
@@ -27,12 +24,6 @@
         /// Forgets every option of the last transfer; live connections and caches stay in the multi handle.
         func reset() {
             cfcurl_easy_reset(handle)
-            holdsTransportOptions = false
-            errorBuffer[0] = 0
-        }
-
-        /// Forgets the last transfer's error message, for a handle used again without a reset.
-        func clearError() {
             errorBuffer[0] = 0
         }
 

@@ -155,16 +155,16 @@
             transfer.deliver(outcome)
         }
 
-        /// Frees what the transfer allocated and returns its easy handle to the pool: reset when the transfer left
-        /// options behind, as it is otherwise (a `GET` sets every option it uses).
+        /// Frees what the transfer allocated and returns its easy handle to the pool, reset.
+        ///
+        /// Always reset, even after a `GET` that set every option it used: libcurl keeps state of its own on the
+        /// handle that only `curl_easy_reset` clears. Its count of requests sent again because a kept-alive connection
+        /// died is one: without the reset, the fifth such retry in the handle's life failed a request with
+        /// "Connection died, tried 5 times before giving up" (`aHandleUsedAgainCarriesNoneOfLibcurlsRetries`).
         private func recycle(_ transfer: CurlTransfer) {
             transfer.release()
             if idleHandles.count < Self.poolLimit {
-                if transfer.leavesOptionsBehind {
-                    transfer.easy.reset()
-                } else {
-                    transfer.easy.clearError()
-                }
+                transfer.easy.reset()
                 idleHandles.append(transfer.easy)
             }
         }

@@ -34,12 +34,6 @@
         private var bodyBytesReceived = 0
         /// Whether the body grew past the job's limit, which ended the transfer.
         private var isTooLarge = false
-        /// Whether the request set options that the next one on the handle would inherit: a body, a method other
-        /// than `GET`, or a configuration that failed half-way. The handle is then reset before it is used again; a
-        /// `GET` sets every option it uses anew.
-        private(set) var leavesOptionsBehind = true
-        /// Whether the request is a `GET` without a body, as far as its configuration has read it.
-        private var isPlainGet = false
         /// Whether a streamed exchange has delivered its head.
         private var isHeadDelivered = false
         /// Whether the request has been sent a second time (see ``preparesToResend(after:)``).
@@ -70,32 +64,26 @@
 
         // MARK: - Configuration
 
-        /// Sets every option of the request on the easy handle: the transport's own once per handle (see
-        /// ``CurlEasy/holdsTransportOptions``), the request's every time, each of them to its value or its default.
+        /// Sets every option of the request on the (freshly reset) easy handle.
         func configure(options: CurlTransport.Options, library: CurlLibrary) throws {
             let request = job.request
             guard let url = request.url else {
                 throw FetchError.invalidRequest("the URLRequest has no URL")
             }
             self.url = url
-            if !easy.holdsTransportOptions {
-                try configureTransportOptions(options, library: library, url: url)
-                easy.holdsTransportOptions = true
-            }
             try check(easy.set(Int(CFCURLOPT_URL), url.absoluteString), "CURLOPT_URL", url)
-            if options.httpVersion == .http2OverTLS, library.supportsHTTP2 {
+            try configureTransportOptions(options, library: library, url: url)
+            if options.httpVersion == .http2OverTLS, library.supportsHTTP2, Self.multiplexes(url) {
                 // Wait for a connection that may multiplex rather than open another one: only over TLS, where ALPN
                 // may pick HTTP/2. Over plain http every connection is HTTP/1.1, and waiting for one that a server
                 // closes after each answer runs the requests one at a time.
-                _ = easy.set(Int(CFCURLOPT_PIPEWAIT), Self.multiplexes(url) ? 1 : 0)
+                _ = easy.set(Int(CFCURLOPT_PIPEWAIT), 1)
             }
             _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), Self.milliseconds(job.timeout))
             if job.idleTimeout > 0, job.idleTimeout.isFinite {
                 // Slower than a byte a second for that long: libcurl ends the transfer with CURLE_OPERATION_TIMEDOUT.
                 _ = easy.set(Int(CFCURLOPT_LOW_SPEED_LIMIT), 1)
                 _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), Int(min(job.idleTimeout.rounded(.up), 86_400)))
-            } else {
-                _ = easy.set(Int(CFCURLOPT_LOW_SPEED_TIME), 0)
             }
 
             // The transfer is its handle's private data (found again when the handle finishes) and every callback's
@@ -125,11 +113,9 @@
 
             try configureMethodAndBody(request, url: url, context: context)
             try configureHeaders(request, url: url, options: options, library: library)
-            leavesOptionsBehind = !isPlainGet
         }
 
-        /// The options every request of the transport shares: set on a handle once, until a request that leaves
-        /// options of its own behind has it reset (``leavesOptionsBehind``).
+        /// The options every request of the transport shares: protocols, TLS, the error buffer, the sockets.
         private func configureTransportOptions(
             _ options: CurlTransport.Options,
             library: CurlLibrary,
@@ -172,7 +158,6 @@
             } else if ["POST", "PUT", "PATCH"].contains(method) {
                 upload = .data(Data(), offset: 0)  // sent with Content-Length: 0
             }
-            isPlainGet = upload == nil && method == "GET"
             guard let upload else {
                 switch method {
                 case "GET":
@@ -259,13 +244,13 @@
                 }
             }
             headerList = list
-            _ = easy.set(Int(CFCURLOPT_HTTPHEADER), pointer: list.map(UnsafeRawPointer.init))
+            if let list {
+                _ = easy.set(Int(CFCURLOPT_HTTPHEADER), pointer: UnsafeRawPointer(list))
+            }
             if let acceptEncoding, Self.decodesAll(acceptEncoding, library: library) {
                 try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), acceptEncoding), "CURLOPT_ACCEPT_ENCODING", url)
             } else if acceptEncoding == nil, options.requestsCompression, !library.decodableEncodings.isEmpty {
                 try check(easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), ""), "CURLOPT_ACCEPT_ENCODING", url)
-            } else {
-                _ = easy.set(Int(CFCURLOPT_ACCEPT_ENCODING), pointer: nil)  // neither asked for nor decoded
             }
         }
 

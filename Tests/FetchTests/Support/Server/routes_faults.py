@@ -147,3 +147,16 @@ def counted_sent(exchange, match):
     state["release"].set()
     done = state["done"].wait(30)
     exchange.send_json(200, {"sent": state["sent"], "done": done})
+
+
+@route(r"/faults/one-per-connection")
+def one_per_connection(exchange, match):
+    """200 to a connection's first request; a second request on the same connection is read and the connection
+    closed without an answer, as a server does that timed a kept-alive connection out while the request was on its
+    way. A client sends such a request again on a new connection (RFC 9112 §9.3.1, for an idempotent one)."""
+    served = getattr(exchange, "served_on_connection", 0)
+    exchange.served_on_connection = served + 1
+    if served > 0:
+        exchange.close_connection = True
+        return  # nothing sent: the connection closes
+    exchange.send_json(200, {"served": served + 1})

@@ -306,7 +306,7 @@
         }
     }
 
-    /// How the transport reuses its easy handles: kept in a pool, set up once, and cleared of what a request left.
+    /// How the transport reuses its easy handles: kept in a pool, and cleared of what a request left.
     @Suite struct CurlHandleReuseTests {
         let server: TestServer
 
@@ -321,8 +321,8 @@
             return try JSONDecoder().decode(Echo.self, from: data)
         }
 
-        /// A handle goes back to the pool as it is after a plain `GET`, and reset after anything else: either way the
-        /// `GET` that uses it next sends what a `GET` on a new handle sends.
+        /// A handle goes back to the pool reset: the `GET` that uses it next sends what a `GET` on a new handle sends,
+        /// whatever the request before it set.
         @Test func aHandleUsedAgainCarriesNothingOfTheRequestBefore() async throws {
             let reused = try CurlTransport()
             let fresh = try CurlTransport()
@@ -348,6 +348,19 @@
             }
             // One handle did all of it: the requests above ran one at a time.
             #expect(reused.easyHandlesCreated == 1)
+        }
+
+        /// libcurl sends a request again, on a new connection, when a kept-alive one dies under it, and counts that
+        /// on the easy handle: at its fifth it gives up ("Connection died, tried 5 times"). `curl_easy_reset` clears
+        /// the count, so a handle used again carries none of it: here every request after the first meets a
+        /// connection that dies, twelve in a row on one handle, and each succeeds.
+        @Test func aHandleUsedAgainCarriesNoneOfLibcurlsRetries() async throws {
+            let transport = try CurlTransport()
+            for attempt in 1...12 {
+                let (response, _) = try await transport.get(server.url("/faults/one-per-connection")).get()
+                #expect(response.statusCode == 200, "request \(attempt)")
+            }
+            #expect(transport.easyHandlesCreated == 1)
         }
 
         /// A burst's handles stay in the pool for the next burst: 200 calls at once, twice, make 200 handles at most
