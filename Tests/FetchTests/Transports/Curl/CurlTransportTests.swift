@@ -27,6 +27,20 @@
             #expect(object?["name"] as? String == "Ada Lovelace")
         }
 
+        /// Only http and https go out: the libcurl a machine has speaks many protocols, and the transport lets it
+        /// speak two. A URL of another is refused before any connection is made.
+        @Test(arguments: ["ftp", "gopher", "dict", "telnet"])
+        func aURLOfAnotherProtocolIsRefusedWithoutConnecting(scheme: String) async throws {
+            let listener = try RecordingListener()
+            let url = try #require(URL(string: "\(scheme)://127.0.0.1:\(listener.baseURL.port ?? 0)/x"))
+            let result = await transport.exchange(URLRequest(url: url), timeout: 5)
+            guard case .failure = result else {
+                Issue.record("expected the \(scheme) URL to be refused, got \(result)")
+                return
+            }
+            #expect(listener.connections.isEmpty)
+        }
+
         @Test func returnsErrorStatusesAsResponses() async throws {
             let (response, data) = try await transport.get(server.url("/status/404")).get()
             #expect(response.statusCode == 404)
