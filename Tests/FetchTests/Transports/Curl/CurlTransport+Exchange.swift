@@ -1,5 +1,6 @@
 #if os(Linux)
     import Fetch
+    import FetchTesting
     import Foundation
 
     #if canImport(FoundationNetworking)
@@ -20,6 +21,37 @@
         func get(_ url: URL, timeout: TimeInterval = 20) async -> Result<(HTTPURLResponse, Data), any Error> {
             await exchange(URLRequest(url: url), timeout: timeout)
         }
+    }
+
+    /// What a call that was cancelled reported: the call, every outcome it delivered with the seconds each took, and
+    /// the seconds the first took.
+    typealias CancelledCall = (
+        call: any CancellableCall,
+        outcomes: Captured<(Result<(HTTPURLResponse, Data), any Error>, TimeInterval)>,
+        elapsed: TimeInterval
+    )
+
+    /// Starts a call with `send` and cancels it `delay` seconds later from a thread of its own (so that a test run
+    /// that keeps Swift's cooperative threads busy cannot delay the cancel); its first outcome must be
+    /// ``FetchError/cancelled(request:)``.
+    func cancelled(
+        after delay: TimeInterval,
+        _ send: (@escaping @Sendable (Result<(HTTPURLResponse, Data), any Error>) -> Void) -> any CancellableCall
+    ) async throws -> CancelledCall {
+        let started = Date()
+        let outcomes = Captured<(Result<(HTTPURLResponse, Data), any Error>, TimeInterval)>()
+        let call = send { result in
+            outcomes.capture((result, Date().timeIntervalSince(started)))
+        }
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: delay)
+            call.cancel()
+        }
+        let (result, elapsed) = try await outcomes.first()
+        guard case .cancelled = result.failureKind else {
+            throw TestServerError("expected FetchError.cancelled(), got \(result)")
+        }
+        return (call, outcomes, elapsed)
     }
 
     /// The `URLError` inside a `FetchError.transport` result, or a test failure naming what came instead.

@@ -172,26 +172,14 @@
         }
 
         @Test func cancellingARunningRequestEndsItWithCancelled() async throws {
-            let started = Date()
-            let outcome = Captured<(Result<(HTTPURLResponse, Data), any Error>, TimeInterval)>()
-            let call = transport.send(URLRequest(url: server.url("/delay/10000")), timeout: 20) { result in
-                outcome.capture((result, Date().timeIntervalSince(started)))
-            }
             // Cancelled while the server holds the answer back for 10 s: a cancel that did not reach the request
-            // would end in the answer, not in .cancelled. From a thread of its own, so that a test run that keeps
-            // Swift's cooperative threads busy cannot delay the cancel past the answer.
-            Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 0.3)
-                call.cancel()
-            }
-            let (result, elapsed) = try await outcome.first()
-            guard case .cancelled = result.failureKind else {
-                Issue.record("expected FetchError.cancelled(), got \(result)")
-                return
+            // would end in the answer, not in .cancelled.
+            let (call, outcomes, elapsed) = try await cancelled(after: 0.3) {
+                transport.send(URLRequest(url: server.url("/delay/10000")), timeout: 20, completion: $0)
             }
             #expect(elapsed < 9.9)
             call.cancel()  // a second cancel does nothing
-            #expect(outcome.values.count == 1)
+            #expect(outcomes.values.count == 1)
         }
 
         @Test func cancellingBeforeTheLoopStartsARequestSendsNothing() async throws {
@@ -438,6 +426,18 @@
             return found
         }
 
+        /// Waits until this process holds a socket whose peer is 127.0.0.1:`port`, and expects every such socket
+        /// to be close-on-exec.
+        static func expectSocketsCloseOnExec(connectedTo port: UInt16) async throws {
+            var sockets: [(descriptor: String, closesOnExec: Bool)] = []
+            try await waitUntil {
+                sockets = try Self.sockets(connectedTo: port)
+                return !sockets.isEmpty
+            }
+            let everyOneCloses = sockets.allSatisfy { $0.closesOnExec }
+            #expect(everyOneCloses, "\(sockets)")
+        }
+
         /// A call's connection, held open by a listener that never answers (the kernel completes the handshake), is
         /// close-on-exec: a child process an app starts meanwhile does not keep a copy of it.
         @Test func aConnectionsSocketIsClosedOnExec() async throws {
@@ -447,13 +447,7 @@
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/held"))
             let call = transport.send(URLRequest(url: url), timeout: 20) { _ in }
             defer { call.cancel() }
-            var sockets: [(descriptor: String, closesOnExec: Bool)] = []
-            try await waitUntil {
-                sockets = try Self.sockets(connectedTo: port)
-                return !sockets.isEmpty
-            }
-            let everyOneCloses = sockets.allSatisfy { $0.closesOnExec }
-            #expect(everyOneCloses, "\(sockets)")
+            try await Self.expectSocketsCloseOnExec(connectedTo: port)
             withExtendedLifetime(transport) {}  // releasing it would cancel the call
         }
 
@@ -465,13 +459,7 @@
             let url = try #require(URL(string: "ws://127.0.0.1:\(port)/held"))
             let call = transport.openWebSocket(APIRequest(url), maximumMessageSize: 1 << 20) { _ in }
             defer { call.cancel() }
-            var sockets: [(descriptor: String, closesOnExec: Bool)] = []
-            try await waitUntil {
-                sockets = try Self.sockets(connectedTo: port)
-                return !sockets.isEmpty
-            }
-            let everyOneCloses = sockets.allSatisfy { $0.closesOnExec }
-            #expect(everyOneCloses, "\(sockets)")
+            try await Self.expectSocketsCloseOnExec(connectedTo: port)
             withExtendedLifetime(transport) {}  // releasing it would cancel the call
         }
     }
