@@ -8,8 +8,8 @@
     /// completes the transfers that finished, and sleeps in `curl_multi_poll` until a socket is ready, a libcurl
     /// timer is due, or another thread wakes it.
     final class CurlLoopWorker {
-        /// Idle easy handles kept for reuse; more than this are freed. Creating a handle and freeing it costs 4 % of
-        /// a small call's instructions (libcurl 7.88, callgrind: 11 K of 285 K), and a fresh one holds about 8 KB, so
+        /// Idle easy handles kept for reuse; more than this are freed. Creating a handle and freeing it costs about
+        /// 10 K instructions (libcurl 7.88, callgrind), some 4 % of a small call, and a fresh one holds about 8 KB, so
         /// the pool keeps one for each of up to 256 calls at once.
         private static let poolLimit = 256
 
