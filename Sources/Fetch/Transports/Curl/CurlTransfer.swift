@@ -121,27 +121,10 @@
             library: CurlLibrary,
             url: URL
         ) throws {
-            _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
-            // No child process an app starts holds a copy of a connection (and keeps it open past its close).
-            try check(cfcurl_easy_open_sockets_closed_on_exec(easy.handle), "CURLOPT_OPENSOCKETFUNCTION", url)
-            // The bit mask first: libcurl parses the string form on every request (callgrind: 0.7 K instructions to
-            // set it, about 2 K a call in all). The mask is deprecated (7.85), not removed; the string is for a
-            // libcurl that refuses it.
-            if easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)) != CFCURLE_OK {
-                try check(easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https"), "CURLOPT_PROTOCOLS_STR", url)
+            if let refused = easy.setConnectionDefaults(options) {
+                try check(refused.code, refused.option, url)
             }
-            _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
             _ = easy.set(Int(CFCURLOPT_SUPPRESS_CONNECT_HEADERS), 1)  // a proxy's CONNECT answer is not the response
-
-            // TLS: always verified; the options can only add a CA file or pins.
-            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1), "CURLOPT_SSL_VERIFYPEER", url)
-            try check(easy.set(Int(CFCURLOPT_SSL_VERIFYHOST), 2), "CURLOPT_SSL_VERIFYHOST", url)
-            if let file = options.certificateAuthorityFile {
-                try check(easy.set(Int(CFCURLOPT_CAINFO), file.path), "CURLOPT_CAINFO", url)
-            }
-            if let pins = options.pinnedPublicKeyOption {
-                try check(easy.set(Int(CFCURLOPT_PINNEDPUBLICKEY), pins), "CURLOPT_PINNEDPUBLICKEY", url)
-            }
             if options.httpVersion == .http2OverTLS, library.supportsHTTP2 {
                 _ = easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_2TLS))
             } else {

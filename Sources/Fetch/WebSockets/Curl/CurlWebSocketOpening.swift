@@ -316,24 +316,12 @@
             }
             set("CURLOPT_URL", easy.set(Int(CFCURLOPT_URL), curlURL.absoluteString))
             set("CURLOPT_CONNECT_ONLY", easy.set(Int(CFCURLOPT_CONNECT_ONLY), 1))
-            _ = easy.set(Int(CFCURLOPT_NOSIGNAL), 1)
-            // As CurlTransfer does: no child process an app starts holds a copy of the connection.
-            set("CURLOPT_OPENSOCKETFUNCTION", cfcurl_easy_open_sockets_closed_on_exec(easy.handle))
-            if easy.set(Int(CFCURLOPT_PROTOCOLS_STR), "http,https") != CFCURLE_OK {
-                set("CURLOPT_PROTOCOLS", easy.set(Int(CFCURLOPT_PROTOCOLS), Int(CFCURLPROTO_HTTP_HTTPS)))
+            if let refused = easy.setConnectionDefaults(options) {
+                set(refused.option, refused.code)
             }
-            _ = easy.set(Int(CFCURLOPT_ERRORBUFFER), pointer: easy.errorBuffer)
             // HTTP/1.1 only, so that ALPN cannot pick HTTP/2, which has no Upgrade; a proxy is tunnelled through.
             set("CURLOPT_HTTP_VERSION", easy.set(Int(CFCURLOPT_HTTP_VERSION), Int(CFCURL_HTTP_VERSION_1_1)))
             _ = easy.set(Int(CFCURLOPT_HTTPPROXYTUNNEL), 1)
-            set("CURLOPT_SSL_VERIFYPEER", easy.set(Int(CFCURLOPT_SSL_VERIFYPEER), 1))
-            set("CURLOPT_SSL_VERIFYHOST", easy.set(Int(CFCURLOPT_SSL_VERIFYHOST), 2))
-            if let file = options.certificateAuthorityFile {
-                set("CURLOPT_CAINFO", easy.set(Int(CFCURLOPT_CAINFO), file.path))
-            }
-            if let pins = options.pinnedPublicKeyOption {
-                set("CURLOPT_PINNEDPUBLICKEY", easy.set(Int(CFCURLOPT_PINNEDPUBLICKEY), pins))
-            }
             let milliseconds = CurlTransfer.milliseconds(timeout)
             _ = easy.set(Int(CFCURLOPT_CONNECTTIMEOUT_MS), milliseconds)
             _ = easy.set(Int(CFCURLOPT_TIMEOUT_MS), milliseconds)
