@@ -227,6 +227,17 @@ func rotations(of count: Int) -> [[Int]] {
 
 // MARK: - The sides
 
+/// A wave of Fetch's callback form on `session`, as fetch-bench's rows call it.
+func fetchWave(_ session: Fetch.Session, url: URL) -> @Sendable (Int) async -> Int {
+    { n in
+        await callbackWave(n) { completion in
+            session.perform(ItemsRequest(url: url), as: [Item].self) { result in
+                completion.complete(failed: (try? result.get()) == nil)
+            }
+        }
+    }
+}
+
 /// The sides `options` asks for, in its order, and what shuts their clients down.
 func makeSides(_ options: Options, url: URL) throws -> (sides: [Side], shutdown: @Sendable () async throws -> Void) {
     var sides: [Side] = []
@@ -242,14 +253,8 @@ func makeSides(_ options: Options, url: URL) throws -> (sides: [Side], shutdown:
             Side(
                 letter: "a", name: "Fetch over CurlTransport",
                 note: "Session(transport: CurlTransport(options: .init(maximumConnectionsPerHost: "
-                    + "\(options.connections))), callbackQueue: OperationQueue()), perform(_:as:completion:)"
-            ) { n in
-                await callbackWave(n) { completion in
-                    session.perform(ItemsRequest(url: url), as: [Item].self) { result in
-                        completion.complete(failed: (try? result.get()) == nil)
-                    }
-                }
-            })
+                    + "\(options.connections))), callbackQueue: OperationQueue()), perform(_:as:completion:)",
+                wave: fetchWave(session, url: url)))
     }
 
     if wanted.contains("b") {
@@ -296,14 +301,8 @@ func makeSides(_ options: Options, url: URL) throws -> (sides: [Side], shutdown:
         sides.append(
             Side(
                 letter: "d", name: "Fetch's Session()",
-                note: "Session(callbackQueue: OperationQueue()), the default transport, perform(_:as:completion:)"
-            ) { n in
-                await callbackWave(n) { completion in
-                    session.perform(ItemsRequest(url: url), as: [Item].self) { result in
-                        completion.complete(failed: (try? result.get()) == nil)
-                    }
-                }
-            })
+                note: "Session(callbackQueue: OperationQueue()), the default transport, perform(_:as:completion:)",
+                wave: fetchWave(session, url: url)))
     }
 
     if wanted.contains("e") {
