@@ -70,13 +70,13 @@
                     WaveStatistics.measure(waves: waves, concurrency: concurrency, urlSession, bareSide)
                 }
                 table.waves(
-                    "Session() vs bare libcurl multi loop + JSONDecoder, \(concurrency) at a time, \(name)",
+                    "URLSessionTransport(configuration:) vs bare libcurl multi loop + JSONDecoder, \(concurrency) at a time, \(name)",
                     urlSessionRound, target: nil)
                 let handWrittenRound = (0..<rounds).map { _ in
                     WaveStatistics.measure(waves: waves, concurrency: concurrency, urlSession, handWritten)
                 }
                 table.waves(
-                    "Session() vs URLSession dataTask + JSONDecoder + hop, \(concurrency) at a time, \(name)",
+                    "URLSessionTransport(configuration:) vs URLSession dataTask + JSONDecoder + hop, \(concurrency) at a time, \(name)",
                     handWrittenRound, target: .atLeast(0.97))
             }
         }
