@@ -2,6 +2,7 @@
     import Fetch
     import FetchTesting
     import Foundation
+    import Synchronization
     import Testing
 
     #if canImport(FoundationNetworking)
@@ -389,48 +390,55 @@
 
     /// The sockets libcurl opens: close-on-exec, which libcurl 7.88 does not ask for itself.
     @Suite struct CurlSocketTests {
-        /// The descriptors of this process's TCP sockets whose peer is 127.0.0.1:`port`, each with whether it is
-        /// close-on-exec (`O_CLOEXEC` in `/proc/self/fdinfo`).
-        static func sockets(connectedTo port: UInt16) throws -> [(descriptor: String, closesOnExec: Bool)] {
-            // Read to its end: a /proc file has no size, and String(contentsOfFile:) reads its first 4 KiB.
-            guard let handle = FileHandle(forReadingAtPath: "/proc/self/net/tcp") else {
-                throw TestServerError("cannot open /proc/self/net/tcp")
-            }
-            defer { try? handle.close() }  // nil: closing a file read to its end
-            let table = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-            // "sl local_address rem_address st ... uid timeout inode": the peer is 0100007F:<port in hex>.
-            let peer = "0100007F:" + String(format: "%04X", port)
-            var inodes: Set<String> = []
-            for line in table.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                if fields.count > 9, fields[2] == peer {
-                    inodes.insert(String(fields[9]))
+        /// This process's descriptors of TCP sockets whose peer is 127.0.0.1:`port`, each with whether it is
+        /// close-on-exec.
+        ///
+        /// Each descriptor is asked itself (`getpeername`, `fcntl`): `/proc/self/net/tcp`, which an earlier version
+        /// read, lists every socket of the machine, which grows to thousands in the full suite, and a reader whose
+        /// reads span a change to the table may miss a line (a coverage run once waited 10 s for one).
+        static func sockets(connectedTo port: UInt16) throws -> [(descriptor: Int32, closesOnExec: Bool)] {
+            var found: [(descriptor: Int32, closesOnExec: Bool)] = []
+            for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
+                guard let descriptor = Int32(name) else {
+                    continue
                 }
-            }
-            var found: [(descriptor: String, closesOnExec: Bool)] = []
-            for descriptor in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
-                guard
-                    let target = try? FileManager.default.destinationOfSymbolicLink(
-                        atPath: "/proc/self/fd/\(descriptor)"),
-                    target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast()))
+                var address = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let named = withUnsafeMutablePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        getpeername(descriptor, $0, &length) == 0
+                    }
+                }
+                // Not a socket, not connected, or another peer: skipped. The descriptor may be another test's,
+                // closed meanwhile: then `getpeername` fails too.
+                guard named, address.sin_family == sa_family_t(AF_INET),
+                    address.sin_addr.s_addr == inet_addr("127.0.0.1"), UInt16(bigEndian: address.sin_port) == port
                 else {
                     continue
                 }
-                // "flags:\t02000002": octal, O_CLOEXEC is 02000000.
-                let info = try String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
-                let flags = info.split(separator: "\n").first { $0.hasPrefix("flags:") }.flatMap {
-                    Int($0.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8)
-                }
-                found.append((descriptor, (flags ?? 0) & 0o2000000 != 0))
+                let flags = fcntl(descriptor, F_GETFD)
+                found.append((descriptor, flags >= 0 && flags & FD_CLOEXEC != 0))
             }
             return found
         }
 
+        /// What a call answered, once it has: a call held open should not answer at all.
+        final class Answer: Sendable {
+            private let text = Mutex<String?>(nil)
+            var value: String? { text.withLock { $0 } }
+            func record(_ answer: some Any) { text.withLock { $0 = "\(answer)" } }
+        }
+
         /// Waits until this process holds a socket whose peer is 127.0.0.1:`port`, and expects every such socket
-        /// to be close-on-exec.
-        static func expectSocketsCloseOnExec(connectedTo port: UInt16) async throws {
-            var sockets: [(descriptor: String, closesOnExec: Bool)] = []
+        /// to be close-on-exec; stops waiting with the call's own answer if it ends first (`ended`).
+        static func expectSocketsCloseOnExec(
+            connectedTo port: UInt16, unlessEnded ended: Answer
+        ) async throws {
+            var sockets: [(descriptor: Int32, closesOnExec: Bool)] = []
             try await waitUntil {
+                if let answer = ended.value {
+                    throw TestServerError("the call ended before its socket was seen: \(answer)")
+                }
                 sockets = try Self.sockets(connectedTo: port)
                 return !sockets.isEmpty
             }
@@ -445,9 +453,12 @@
             defer { close(listener) }
             let transport = try CurlTransport()
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/held"))
-            let call = transport.send(URLRequest(url: url), timeout: 20) { _ in }
+            let ended = Answer()
+            let call = transport.send(URLRequest(url: url), timeout: 20) { answer in
+                ended.record(answer)
+            }
             defer { call.cancel() }
-            try await Self.expectSocketsCloseOnExec(connectedTo: port)
+            try await Self.expectSocketsCloseOnExec(connectedTo: port, unlessEnded: ended)
             withExtendedLifetime(transport) {}  // releasing it would cancel the call
         }
 
@@ -457,9 +468,12 @@
             defer { close(listener) }
             let transport = try CurlTransport()
             let url = try #require(URL(string: "ws://127.0.0.1:\(port)/held"))
-            let call = transport.openWebSocket(APIRequest(url), maximumMessageSize: 1 << 20) { _ in }
+            let ended = Answer()
+            let call = transport.openWebSocket(APIRequest(url), maximumMessageSize: 1 << 20) { answer in
+                ended.record(answer)
+            }
             defer { call.cancel() }
-            try await Self.expectSocketsCloseOnExec(connectedTo: port)
+            try await Self.expectSocketsCloseOnExec(connectedTo: port, unlessEnded: ended)
             withExtendedLifetime(transport) {}  // releasing it would cancel the call
         }
     }
