@@ -454,7 +454,9 @@
             let transport = try CurlTransport()
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/held"))
             let ended = Answer()
-            let call = transport.send(URLRequest(url: url), timeout: 20) { answer in
+            // Held for as long as the test takes: in the full suite a test's next step can wait half a minute for a
+            // thread, and a call that timed out meanwhile would have closed its socket (the coverage run met it).
+            let call = transport.send(URLRequest(url: url), timeout: 600) { answer in
                 ended.record(answer)
             }
             defer { call.cancel() }
@@ -469,7 +471,9 @@
             let transport = try CurlTransport()
             let url = try #require(URL(string: "ws://127.0.0.1:\(port)/held"))
             let ended = Answer()
-            let call = transport.openWebSocket(APIRequest(url), maximumMessageSize: 1 << 20) { answer in
+            var request = APIRequest(url)
+            request.timeout = 600  // as above
+            let call = transport.openWebSocket(request, maximumMessageSize: 1 << 20) { answer in
                 ended.record(answer)
             }
             defer { call.cancel() }
