@@ -2,7 +2,6 @@
     import Fetch
     import FetchTesting
     import Foundation
-    import Synchronization
     import Testing
 
     #if canImport(FoundationNetworking)
@@ -422,17 +421,10 @@
             return found
         }
 
-        /// What a call answered, once it has: a call held open should not answer at all.
-        final class Answer: Sendable {
-            private let text = Mutex<String?>(nil)
-            var value: String? { text.withLock { $0 } }
-            func record(_ answer: some Any) { text.withLock { $0 = "\(answer)" } }
-        }
-
         /// Waits until this process holds a socket whose peer is 127.0.0.1:`port`, and expects every such socket
         /// to be close-on-exec; stops waiting with the call's own answer if it ends first (`ended`).
         static func expectSocketsCloseOnExec(
-            connectedTo port: UInt16, unlessEnded ended: Answer
+            connectedTo port: UInt16, unlessEnded ended: Captured<String>
         ) async throws {
             var sockets: [(descriptor: Int32, closesOnExec: Bool)] = []
             try await waitUntil {
@@ -453,11 +445,11 @@
             defer { close(listener) }
             let transport = try CurlTransport()
             let url = try #require(URL(string: "http://127.0.0.1:\(port)/held"))
-            let ended = Answer()
+            let ended = Captured<String>()
             // Held for as long as the test takes: in the full suite a test's next step can wait half a minute for a
             // thread, and a call that timed out meanwhile would have closed its socket (the coverage run met it).
             let call = transport.send(URLRequest(url: url), timeout: 600) { answer in
-                ended.record(answer)
+                ended.capture("\(answer)")
             }
             defer { call.cancel() }
             try await Self.expectSocketsCloseOnExec(connectedTo: port, unlessEnded: ended)
@@ -470,11 +462,11 @@
             defer { close(listener) }
             let transport = try CurlTransport()
             let url = try #require(URL(string: "ws://127.0.0.1:\(port)/held"))
-            let ended = Answer()
+            let ended = Captured<String>()
             var request = APIRequest(url)
             request.timeout = 600  // as above
             let call = transport.openWebSocket(request, maximumMessageSize: 1 << 20) { answer in
-                ended.record(answer)
+                ended.capture("\(answer)")
             }
             defer { call.cancel() }
             try await Self.expectSocketsCloseOnExec(connectedTo: port, unlessEnded: ended)
